@@ -1,0 +1,5 @@
+"""``python -m driftproof``."""
+
+from driftproof.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,239 @@
+"""The Action's inputs, validated, and the pure decision of what a run does.
+
+GitHub does not enforce ``required: true`` and passes every input as a string in
+``INPUT_<NAME>`` (upper-cased, hyphens kept: ``INPUT_FAIL-ON``). :meth:`ActionConfig.from_environ`
+cleans each one and names the bad input in a one-line :class:`InputError`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from driftproof.errors import InputError
+from driftproof.github import Event
+
+__all__ = [
+    "MODEL_SECRET_ENV",
+    "PROVIDERS",
+    "ActionConfig",
+    "Activity",
+    "FailOn",
+    "decide_activity",
+]
+
+PROVIDERS = ("anthropic", "openai", "stub")
+"""Providers a lane can use in the Action."""
+
+MODEL_SECRET_ENV: Mapping[str, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+    "openai": ("OPENAI_API_KEY",),
+    "stub": (),
+}
+"""Environment variables that can hold a provider's key; any one of them is enough."""
+
+_TRUE = ("true", "yes", "1")
+_FALSE = ("false", "no", "0")
+_DIGITS = re.compile(r"[0-9]+")
+
+
+class FailOn(StrEnum):
+    """When the Action exits non-zero (the ``fail-on`` input)."""
+
+    REGRESSED = "regressed"
+    """A case separated downward against the default branch's receipt."""
+    UNDERPOWERED = "underpowered"
+    """As ``regressed``, and also when the run could not conclude for lack of draws."""
+    NEVER = "never"
+    """Report only; exit 0 whatever the verdict."""
+
+
+class Activity(StrEnum):
+    """What this run does, from the event and the secrets at hand."""
+
+    PR_COMMENT = "pr_comment"
+    """A pull request: run, diff against the default branch, post the sticky comment."""
+    STORE_RECEIPT = "store_receipt"
+    """A push to the default branch: run, write the receipt at receipt-path and the badge."""
+    FORK_NO_SECRETS = "fork_no_secrets"
+    """A fork (or Dependabot) PR without the provider's key: a notice, exit 0."""
+    MISSING_SECRET = "missing_secret"
+    """A trusted event without the provider's key: a configuration error naming the variable."""
+    RUN_ONLY = "run_only"
+    """Anything else (workflow_dispatch, schedule, a fork PR with a read-only token): run and
+    write the summary, outputs and files, no comment."""
+
+
+class ActionConfig(BaseModel):
+    """Every Action input, cleaned, plus the GitHub environment the Action needs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    skill: str | None = Field(description="SKILL.md path, relative to the workspace; None: the suite's.")
+    suite: str = Field(description="Suite file path, relative to the workspace.")
+    receipt_path: str = Field(description="Where the default branch stores its receipt.")
+    provider: str = Field(description="Lane provider: anthropic, openai or stub.")
+    model: str | None = Field(description="Model to run; None: the lane's default.")
+    judge_provider: str | None = Field(description="Judge provider; None: the default judge.")
+    judge_model: str | None = Field(description="Judge model; None: the judge's default.")
+    draws: int = Field(description="Draws per arm per case.")
+    judge_samples: int = Field(description="Judge samples per draw.")
+    concurrency: int = Field(description="Calls in flight at once.")
+    fail_on: FailOn = Field(description="When the Action exits non-zero.")
+    comment: bool = Field(description="Post the sticky PR comment.")
+    github_token: SecretStr = Field(repr=False, description="Token for the REST API; never printed.")
+    badge_path: str = Field(description="Where the shields.io endpoint JSON is written.")
+    workspace: Path = Field(description="GITHUB_WORKSPACE, the checked-out repository.")
+    api_url: str = Field(description="GITHUB_API_URL, without a trailing slash.")
+    server_url: str = Field(description="GITHUB_SERVER_URL, without a trailing slash.")
+    output_path: Path | None = Field(description="GITHUB_OUTPUT, when set.")
+    summary_path: Path | None = Field(description="GITHUB_STEP_SUMMARY, when set.")
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> ActionConfig:
+        """Read and validate every input; the first bad one raises :class:`InputError`."""
+
+        def get(name: str, default: str = "") -> str:
+            return _input(environ, name) or default
+
+        suite = get("suite")
+        if not suite:
+            raise InputError("input 'suite' is required: set it under 'with:', e.g. suite: evals/suite.yaml")
+        judge_provider = get("judge-provider")
+        return cls(
+            skill=_relative_path("skill", skill) if (skill := get("skill")) else None,
+            suite=_relative_path("suite", suite),
+            receipt_path=_relative_path("receipt-path", get("receipt-path", ".driftproof/receipt.json")),
+            provider=_choice("provider", get("provider", "anthropic"), PROVIDERS),
+            model=get("model") or None,
+            judge_provider=_choice("judge-provider", judge_provider, PROVIDERS) if judge_provider else None,
+            judge_model=get("judge-model") or None,
+            draws=_positive_int("draws", get("draws", "3")),
+            judge_samples=_positive_int("judge-samples", get("judge-samples", "5")),
+            concurrency=_positive_int("concurrency", get("concurrency", "8")),
+            fail_on=FailOn(_choice("fail-on", get("fail-on", "regressed"), tuple(FailOn))),
+            comment=_boolean("comment", get("comment", "true")),
+            github_token=SecretStr(get("github-token") or environ.get("GITHUB_TOKEN", "").strip()),
+            badge_path=_relative_path("badge-path", get("badge-path", ".driftproof/badge.json")),
+            workspace=Path(environ.get("GITHUB_WORKSPACE") or "."),
+            api_url=_url("GITHUB_API_URL", environ.get("GITHUB_API_URL") or "https://api.github.com"),
+            server_url=_url("GITHUB_SERVER_URL", environ.get("GITHUB_SERVER_URL") or "https://github.com"),
+            output_path=Path(p) if (p := environ.get("GITHUB_OUTPUT")) else None,
+            summary_path=Path(p) if (p := environ.get("GITHUB_STEP_SUMMARY")) else None,
+        )
+
+    def in_workspace(self, relative: str) -> Path:
+        """An input path resolved against the workspace."""
+        return self.workspace / relative
+
+    def missing_model_secrets(self, environ: Mapping[str, str]) -> list[str]:
+        """For each provider this run calls without a key, its variable names joined by 'or'.
+
+        The judge is taken to use the lane's provider when ``judge-provider`` is empty.
+        """
+        providers = dict.fromkeys([self.provider, self.judge_provider or self.provider])
+        missing = []
+        for provider in providers:
+            names = MODEL_SECRET_ENV[provider]
+            if names and not any(environ.get(n, "").strip() for n in names):
+                missing.append(" or ".join(names))
+        return missing
+
+    def has_model_secret(self, environ: Mapping[str, str]) -> bool:
+        """True when every provider this run calls has its key (always, for ``stub``)."""
+        return not self.missing_model_secrets(environ)
+
+
+def decide_activity(event: Event, has_model_secret: bool, provider: str) -> Activity:
+    """What a run does. Pure: the table in ``tests/unit/test_activity.py`` is its spec.
+
+    >>> push = Event("push", False, None, False, "main", "o/r", "abc", None, "refs/heads/main")
+    >>> decide_activity(push, True, "anthropic")
+    <Activity.STORE_RECEIPT: 'store_receipt'>
+    """
+    secret_ok = has_model_secret or provider == "stub"
+    # A fork PR under `pull_request` gets no secrets and a read-only token: no comment possible.
+    read_only_fork = event.is_pull_request and event.is_fork and event.name == "pull_request"
+    if not secret_ok:
+        return (
+            Activity.FORK_NO_SECRETS if event.is_pull_request and event.is_fork else Activity.MISSING_SECRET
+        )
+    if read_only_fork:
+        return Activity.RUN_ONLY
+    if event.is_pull_request and event.pr_number is not None:
+        return Activity.PR_COMMENT
+    if event.is_default_branch_push:
+        return Activity.STORE_RECEIPT
+    return Activity.RUN_ONLY
+
+
+def _input(environ: Mapping[str, str], name: str) -> str:
+    """``INPUT_<NAME>`` as the runner sets it (hyphens kept), or with ``_``; stripped."""
+    key = f"INPUT_{name.replace(' ', '_').upper()}"
+    value = environ.get(key)
+    if value is None:
+        value = environ.get(key.replace("-", "_"), "")
+    return value.strip()
+
+
+def _shown(value: str) -> str:
+    """The offending value as it appears in a one-line message: quoted, capped."""
+    return repr(value if len(value) <= 60 else value[:57] + "...")
+
+
+def _positive_int(name: str, value: str, maximum: int = 10_000) -> int:
+    """Digits only, from 1 to ``maximum`` (a guard against a typo that would cost a fortune).
+
+    >>> _positive_int("draws", "abc")
+    Traceback (most recent call last):
+    ...
+    driftproof.errors.InputError: input 'draws' must be a positive integer, got 'abc'
+    """
+    digits = value.lstrip("0")
+    if not _DIGITS.fullmatch(value) or not digits:
+        raise InputError(f"input '{name}' must be a positive integer, got {_shown(value)}")
+    if len(digits) > len(str(maximum)) or int(digits) > maximum:
+        raise InputError(f"input '{name}' must be at most {maximum}, got {_shown(value)}")
+    return int(digits)
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    """One of ``allowed`` (case-insensitive), returned in its canonical spelling."""
+    lowered = value.lower()
+    if lowered not in allowed:
+        raise InputError(f"input '{name}' must be one of {', '.join(allowed)}, got {_shown(value)}")
+    return lowered
+
+
+def _boolean(name: str, value: str) -> bool:
+    """true/false, yes/no, 1/0 in any case."""
+    lowered = value.lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise InputError(f"input '{name}' must be true or false (or yes/no, 1/0), got {_shown(value)}")
+
+
+def _relative_path(name: str, value: str) -> str:
+    """A path relative to the workspace that stays inside it, normalised with ``/``."""
+    if "\0" in value or value.startswith(("/", "~")) or re.match(r"[A-Za-z]:[\\/]", value):
+        raise InputError(f"input '{name}' must be a path relative to the workspace, got {_shown(value)}")
+    normal = posixpath.normpath(value.replace("\\", "/"))
+    if normal == ".." or normal.startswith("../"):
+        raise InputError(f"input '{name}' must stay inside the workspace, got {_shown(value)}")
+    if normal == ".":
+        raise InputError(f"input '{name}' must name a file, got {_shown(value)}")
+    return normal
+
+
+def _url(variable: str, value: str) -> str:
+    """An http(s) base URL without its trailing slash."""
+    if not value.startswith(("https://", "http://")):
+        raise InputError(f"environment variable {variable} must be an http(s) URL, got {_shown(value)}")
+    return value.rstrip("/")

@@ -1,0 +1,137 @@
+"""The ``driftproof`` command line.
+
+Thin: parse arguments, call the library, print. Library errors become one line and exit status 2 in
+one place (``main``). Commands import what they need when they run, so ``driftproof --help`` loads
+no SDK.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from driftproof._version import __version__
+from driftproof.errors import DriftproofError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from driftproof.receipts import load_receipt
+
+    for path in args.receipts:
+        receipt = load_receipt(path)
+        print(
+            f"{path}: valid (schema {receipt.schema_version}, {receipt.verification}, seal {receipt.seal.sha256[:12]})"
+        )
+    return 0
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    from driftproof.core.export import view_json
+    from driftproof.core.reading import read_receipt
+    from driftproof.receipts import load_receipt
+    from driftproof.render import render_view
+
+    receipt = load_receipt(args.receipt)
+    reading = read_receipt(receipt)
+    if args.format == "json":
+        print(json.dumps(view_json(reading), indent=2, ensure_ascii=False))
+    else:
+        print(render_view(receipt, reading, title=str(args.receipt)), end="")
+    return 0
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from driftproof.core.diff import diff
+    from driftproof.core.export import diff_json
+    from driftproof.receipts import load_receipt
+    from driftproof.render import render_diff
+
+    before, after = load_receipt(args.before), load_receipt(args.after)
+    result = diff(before, after)
+    if args.format == "json":
+        print(json.dumps(diff_json(result), indent=2, ensure_ascii=False))
+    else:
+        print(render_diff(before, after, result), end="")
+    return gate_exit(str(result.status), args.fail_on)
+
+
+def gate_exit(status: str, fail_on: str) -> int:
+    """Exit status of a gate: 1 when ``fail_on`` says this status fails, else 0.
+
+    >>> gate_exit("regressed", "regressed"), gate_exit("underpowered", "regressed"), gate_exit("regressed", "never")
+    (1, 0, 0)
+    >>> gate_exit("underpowered", "underpowered")
+    1
+    """
+    failing = {"regressed": {"regressed"}, "underpowered": {"regressed", "underpowered"}, "never": set()}
+    return 1 if status in failing[fail_on] else 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from driftproof.core.schema import receipt_schema
+
+    print(json.dumps(receipt_schema(), indent=2, ensure_ascii=False))
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from driftproof.demo import run_demo
+
+    return run_demo(Path(args.out))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command."""
+    parser = argparse.ArgumentParser(
+        prog="driftproof",
+        description="Does an agent skill help, and does it still when the model moves? Banded, sealed receipts.",
+    )
+    parser.add_argument("--version", action="version", version=f"driftproof {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="check receipts against their schema and seal")
+    p.add_argument("receipts", nargs="+", metavar="RECEIPT")
+    p.set_defaults(handler=_cmd_validate)
+
+    p = sub.add_parser("view", help="one receipt: status, lift, per-case bands and verdicts")
+    p.add_argument("receipt", metavar="RECEIPT")
+    p.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    p.set_defaults(handler=_cmd_view)
+
+    p = sub.add_parser("diff", help="compare the with-skill arms of two receipts, case by case")
+    p.add_argument("before", metavar="BEFORE")
+    p.add_argument("after", metavar="AFTER")
+    p.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    p.add_argument("--fail-on", choices=["regressed", "underpowered", "never"], default="never")
+    p.set_defaults(handler=_cmd_diff)
+
+    p = sub.add_parser("schema", help="print the current receipt JSON Schema")
+    p.set_defaults(handler=_cmd_schema)
+
+    p = sub.add_parser("demo", help="run the bundled example offline and show the result")
+    p.add_argument("--out", default="demo-out", help="directory for the demo's receipts (default demo-out)")
+    p.set_defaults(handler=_cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run a command; a ``DriftproofError`` becomes one line on stderr and its exit code."""
+    args = build_parser().parse_args(argv)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except DriftproofError as exc:
+        print(f"driftproof: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("driftproof: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,81 @@
+"""Building receipt parts from numbers: a draw's score is the mean of its valid judge samples.
+
+Used by the runner and by tests; pure (no I/O, no clock).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from driftproof.core.bands import mean
+from driftproof.core.models import Arm, CheckResult, Draw, JudgeSample, Usage
+from driftproof.core.words import BandSource, DrawStatus
+
+
+def sha256_text(text: str) -> str:
+    """SHA-256 hex of UTF-8 text.
+
+    >>> sha256_text("")[:12]
+    'e3b0c44298fc'
+    """
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def measured_draw(
+    index: int,
+    samples: Sequence[JudgeSample],
+    *,
+    checks: Sequence[CheckResult] = (),
+    usage: Usage | None = None,
+    reported_model: str | None = None,
+    answer_sha256: str | None = None,
+    **extra: object,
+) -> Draw:
+    """A draw scored by its valid judge samples; lost ("no valid judge sample") when none is valid.
+
+    >>> d = measured_draw(0, [JudgeSample(score=0.8, valid=True), JudgeSample(score=None, valid=False)])
+    >>> d.status, d.score
+    ('measured', 0.8)
+    """
+    valid = [s.score for s in samples if s.valid and s.score is not None]
+    common: dict[str, object] = {
+        "index": index,
+        "judge_samples": list(samples),
+        "checks": list(checks),
+        "usage": usage,
+        "reported_model": reported_model,
+        "answer_sha256": answer_sha256,
+        **extra,
+    }
+    if not valid:
+        return Draw.model_validate(
+            {**common, "status": DrawStatus.LOST, "lost_reason": "no valid judge sample", "score": None}
+        )
+    return Draw.model_validate({**common, "status": DrawStatus.MEASURED, "score": mean(valid)})
+
+
+def lost_draw(index: int, reason: str, **extra: object) -> Draw:
+    """A lost draw with its reason."""
+    return Draw.model_validate({"index": index, "status": DrawStatus.LOST, "lost_reason": reason, **extra})
+
+
+def sum_usage(usages: Sequence[Usage | None]) -> Usage:
+    """Add usages field by field; a field stays null when no usage reported it.
+
+    >>> sum_usage([Usage(input_tokens=3), Usage(input_tokens=4, output_tokens=1), None]).input_tokens
+    7
+    """
+    fields = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd")
+    totals: dict[str, float | int | None] = {}
+    for name in fields:
+        values = [getattr(u, name) for u in usages if u is not None and getattr(u, name) is not None]
+        totals[name] = sum(values) if values else None
+    return Usage.model_validate(totals)
+
+
+def arm_of(draws: Sequence[Draw]) -> Arm:
+    """An arm from its draws; band source ``generation`` (the runner draws 2+ per arm)."""
+    return Arm(
+        band_source=BandSource.GENERATION, draws=list(draws), usage=sum_usage([d.usage for d in draws])
+    )

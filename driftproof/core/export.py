@@ -1,0 +1,128 @@
+"""The stable JSON forms of ``driftproof view`` and ``driftproof diff`` (documented in receipt-spec.md).
+
+Keys named by the spec are a public interface: add to them, never rename them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from driftproof.core.diff import DiffCase, DiffResult
+from driftproof.core.reading import ArmSummary, CaseReading, ReceiptReading
+from driftproof.core.words import CaseVerdict
+
+ROUND = 6
+
+
+def _num(value: float | None) -> float | None:
+    return None if value is None else round(value, ROUND)
+
+
+def arm_json(arm: ArmSummary) -> dict[str, Any]:
+    """One arm: mean, sd, measured, drawn, lost (and its reasons, band source, outcome, checks)."""
+    return {
+        "mean": _num(arm.mean),
+        "sd": _num(arm.sd),
+        "measured": arm.measured,
+        "drawn": arm.drawn,
+        "lost": arm.lost,
+        "lost_reasons": sorted(set(arm.lost_reasons)),
+        "band_source": str(arm.band_source),
+        "outcome": None if arm.outcome is None else str(arm.outcome),
+        "checks": {"passed": arm.checks_passed, "total": arm.checks_total},
+        "skill_fired": None
+        if arm.skill_fired is None
+        else {"fired": arm.skill_fired, "of": arm.skill_fired_of},
+    }
+
+
+def _draws_needed(case: CaseReading | DiffCase) -> tuple[int | None, str | None]:
+    cmp = case.comparison
+    if cmp.verdict != CaseVerdict.UNDERPOWERED:
+        return None, None
+    return cmp.draws_needed, cmp.draws_needed_reason
+
+
+def view_json(reading: ReceiptReading) -> dict[str, Any]:
+    """``driftproof view --format json``."""
+    cases = []
+    for c in reading.cases:
+        needed, why = _draws_needed(c)
+        cases.append(
+            {
+                "id": c.id,
+                "verdict": None if c.verdict is None else str(c.verdict),
+                "delta": _num(c.comparison.delta),
+                "outcome": None if c.with_skill.outcome is None else str(c.with_skill.outcome),
+                "threshold": c.threshold,
+                "draws_needed": needed,
+                "draws_needed_reason": why,
+                "reason": c.comparison.reason,
+                "with_skill": arm_json(c.with_skill),
+                "baseline": arm_json(c.baseline),
+            }
+        )
+    return {
+        "status": str(reading.status),
+        "status_reason": reading.status_reason,
+        "no_verdict_reason": reading.no_verdict_reason,
+        "verification": str(reading.verification),
+        "lift": _num(reading.lift),
+        "lift_per_1k": _num(reading.lift_per_1k),
+        "skill_tokens": reading.skill_tokens,
+        "band_sources": [str(s) for s in reading.band_sources],
+        "wide_band": None
+        if reading.wide is None
+        else {"band": _num(reading.wide.band), "underpowered": reading.wide.underpowered},
+        "cases": cases,
+    }
+
+
+def diff_json(result: DiffResult) -> dict[str, Any]:
+    """``driftproof diff --format json``."""
+    cases = []
+    for c in result.cases:
+        needed, why = _draws_needed(c)
+        cases.append(
+            {
+                "id": c.id,
+                "verdict": None if c.verdict is None else str(c.verdict),
+                "delta": _num(c.comparison.delta),
+                "before": arm_json(c.before),
+                "after": arm_json(c.after),
+                "draws_needed": needed,
+                "draws_needed_reason": why,
+                "reason": c.comparison.reason,
+                "lost": c.lost_note,
+            }
+        )
+    side = {
+        name: {
+            "status": str(r.status),
+            "verification": str(r.verification),
+            "no_verdict_reason": r.no_verdict_reason,
+            "lift": _num(r.lift),
+            "lift_per_1k": _num(r.lift_per_1k),
+            "skill_tokens": r.skill_tokens,
+            "band_sources": [str(s) for s in r.band_sources],
+        }
+        for name, r in (("before", result.before), ("after", result.after))
+    }
+    return {
+        "status": str(result.status),
+        "status_reason": result.status_reason,
+        "headline": result.headline,
+        "counts": {
+            "improved": result.counts.improved,
+            "regressed": result.counts.regressed,
+            "below_effect_floor": result.counts.below_effect_floor,
+            "no_separation": result.counts.no_separation,
+            "underpowered": result.counts.underpowered,
+            "inconclusive": result.counts.inconclusive,
+        },
+        "cases": cases,
+        "unmatched": {"before": list(result.unmatched_before), "after": list(result.unmatched_after)},
+        "no_verdict": dict(result.no_verdict),
+        "different_sources": result.different_sources,
+        "receipts": side,
+    }

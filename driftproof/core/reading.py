@@ -1,0 +1,255 @@
+"""Reading one receipt: evidence per arm, case verdicts (with_skill vs baseline), lift, status.
+
+Readers give no verdict for a receipt below ``TESTED``, for one that names a preset (whatever level
+it carries: a smoke run), or for one marked ``aggregates_only``; the lift stays as context.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from driftproof.core.bands import mean
+from driftproof.core.compare import ArmEvidence, Comparison, compare
+from driftproof.core.models import Arm, Case, Receipt
+from driftproof.core.wide_band import WideBand, wide_band
+from driftproof.core.words import (
+    NO_SEPARATION_HEADLINE,
+    NOT_ENOUGH_DRAWS,
+    SMOKE_RUN,
+    BandSource,
+    CaseVerdict,
+    DrawStatus,
+    Outcome,
+    Status,
+    Verification,
+)
+
+CALLS = (CaseVerdict.IMPROVED, CaseVerdict.REGRESSED)
+
+
+def evidence(arm: Arm) -> ArmEvidence:
+    """The evidence of one recorded arm: measured draw scores, lost count and reasons."""
+    scores = tuple(d.score for d in arm.draws if d.status == DrawStatus.MEASURED and d.score is not None)
+    lost = [d.lost_reason or "lost" for d in arm.draws if d.status == DrawStatus.LOST]
+    legacy: tuple[float, ...] = ()
+    if arm.band_source == BandSource.LEGACY and len(scores) == 1:
+        draw = next(d for d in arm.draws if d.status == DrawStatus.MEASURED)
+        legacy = tuple(s.score for s in draw.judge_samples if s.valid and s.score is not None)
+    return ArmEvidence(scores, len(lost), tuple(lost), BandSource(arm.band_source), legacy)
+
+
+def skill_tokens(chars: int) -> int:
+    """ceil(chars ÷ 4), the coarse token estimate of a SKILL.md.
+
+    >>> skill_tokens(1601)
+    401
+    """
+    return math.ceil(chars / 4)
+
+
+def lift_per_1k(lift: float | None, tokens: int | None) -> float | None:
+    """Lift per 1k skill tokens = lift ÷ (tokens ÷ 1000); ``None`` without a lift or a skill size.
+
+    >>> lift_per_1k(0.1, 400)
+    0.25
+    """
+    if lift is None or not tokens:
+        return None
+    return lift / (tokens / 1000)
+
+
+def outcome(mean_: float | None, sd: float | None, threshold: float | None) -> Outcome | None:
+    """An arm against its case's threshold: pass when m − s > t, fail when m + s < t, else borderline.
+
+    A mean exactly at the threshold is borderline. An arm whose spread is unknown (one draw) cannot
+    establish either side, so it is borderline too.
+
+    >>> outcome(0.8, 0.05, 0.7), outcome(0.6, 0.05, 0.7), outcome(0.7, 0.0, 0.7), outcome(0.9, None, 0.7)
+    (<Outcome.PASS: 'pass'>, <Outcome.FAIL: 'fail'>, <Outcome.BORDERLINE: 'borderline'>, \
+<Outcome.BORDERLINE: 'borderline'>)
+    """
+    if threshold is None or mean_ is None:
+        return None
+    if sd is None:
+        return Outcome.BORDERLINE
+    if mean_ - sd > threshold:
+        return Outcome.PASS
+    if mean_ + sd < threshold:
+        return Outcome.FAIL
+    return Outcome.BORDERLINE
+
+
+@dataclass(frozen=True, slots=True)
+class ArmSummary:
+    """What a report shows of one arm."""
+
+    mean: float | None
+    sd: float | None
+    measured: int
+    drawn: int
+    lost: int
+    lost_reasons: tuple[str, ...]
+    band_source: BandSource
+    outcome: Outcome | None
+    checks_passed: int
+    checks_total: int
+    skill_fired: int | None
+    skill_fired_of: int
+
+
+def summarize(arm: Arm, threshold: float | None) -> ArmSummary:
+    """The summary of one recorded arm."""
+    ev = evidence(arm)
+    b = ev.band()
+    checks = [c for d in arm.draws for c in d.checks]
+    fired = [d.skill_fired for d in arm.draws if d.skill_fired is not None]
+    return ArmSummary(
+        mean=b.mean if not ev.is_legacy else mean(ev.scores),
+        sd=b.sd,
+        measured=ev.measured,
+        drawn=ev.drawn,
+        lost=ev.lost,
+        lost_reasons=ev.lost_reasons,
+        band_source=b.source if ev.measured else BandSource(arm.band_source),
+        outcome=outcome(b.mean, b.sd, threshold),
+        checks_passed=sum(1 for c in checks if c.passed),
+        checks_total=len(checks),
+        skill_fired=sum(1 for f in fired if f) if fired else None,
+        skill_fired_of=len(fired),
+    )
+
+
+def no_verdict_reason(receipt: Receipt) -> str | None:
+    """Why a reader gives this receipt no verdict, or ``None`` when it may have one."""
+    if receipt.run.preset is not None:
+        return SMOKE_RUN
+    if receipt.uncertainty_unavailable == "aggregates_only":
+        return "aggregates only: the source printed figures with no per-run score"
+    if receipt.verification != Verification.TESTED:
+        why = f" ({receipt.verification_reason})" if receipt.verification_reason else ""
+        return f"below TESTED: the receipt reads {receipt.verification}{why}"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class StatusReading:
+    """A status with the sentence that explains it."""
+
+    status: Status
+    reason: str
+    wide: WideBand | None
+
+
+def judge_status(
+    comparisons: Sequence[Comparison], new: Sequence[ArmEvidence], ref: Sequence[ArmEvidence]
+) -> StatusReading:
+    """Status from case verdicts, R-5 included: passing, regressed, underpowered or no_separation."""
+    verdicts = [c.verdict for c in comparisons]
+    down = verdicts.count(CaseVerdict.REGRESSED)
+    up = verdicts.count(CaseVerdict.IMPROVED)
+    if down:
+        return StatusReading(Status.REGRESSED, f"{_cases(down)} separated downward", None)
+    if up:
+        return StatusReading(Status.PASSING, f"{_cases(up)} separated upward, none downward", None)
+    if CaseVerdict.UNDERPOWERED in verdicts:
+        return StatusReading(Status.UNDERPOWERED, NOT_ENOUGH_DRAWS, None)
+    quiet = [i for i, v in enumerate(verdicts) if v == CaseVerdict.NO_SEPARATION]
+    usable = [i for i, c in enumerate(comparisons) if c.new.mean is not None and c.ref.mean is not None]
+    if len(quiet) >= 2 and len(usable) >= 2:
+        wide = wide_band([new[i] for i in usable], [ref[i] for i in usable])
+        if wide.underpowered and wide.sentence:
+            return StatusReading(Status.UNDERPOWERED, wide.sentence, wide)
+        return StatusReading(Status.NO_SEPARATION, NO_SEPARATION_HEADLINE, wide)
+    return StatusReading(Status.NO_SEPARATION, NO_SEPARATION_HEADLINE, None)
+
+
+def _cases(n: int) -> str:
+    return f"{n} case" if n == 1 else f"{n} cases"
+
+
+@dataclass(frozen=True, slots=True)
+class CaseReading:
+    """One case of one receipt: with_skill against baseline."""
+
+    id: str
+    comparison: Comparison
+    verdict: CaseVerdict | None
+    with_skill: ArmSummary
+    baseline: ArmSummary
+    threshold: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptReading:
+    """Everything a reader says about one receipt."""
+
+    status: Status
+    status_reason: str
+    no_verdict_reason: str | None
+    verification: Verification
+    lift: float | None
+    lift_per_1k: float | None
+    lift_spread: float | None
+    skill_tokens: int | None
+    cases: tuple[CaseReading, ...]
+    wide: WideBand | None
+    band_sources: tuple[BandSource, ...]
+
+
+def lift_of(cases: Sequence[Case]) -> tuple[float | None, float | None]:
+    """Lift = mean over included cases of (m_with − m_base), each case weighted equally; and the sd of
+    the per-case differences (context). A case is included when both arms measured a draw."""
+    deltas = []
+    for case in cases:
+        w, b = evidence(case.with_skill), evidence(case.baseline)
+        if w.measured and b.measured:
+            deltas.append(mean(w.scores) - mean(b.scores))
+    if not deltas:
+        return None, None
+    spread = None
+    if len(deltas) >= 2:
+        m = mean(deltas)
+        spread = math.sqrt(math.fsum((d - m) ** 2 for d in deltas) / (len(deltas) - 1))
+    return mean(deltas), spread
+
+
+def read_receipt(receipt: Receipt) -> ReceiptReading:
+    """Read one receipt: per-case with_skill vs baseline, lift, and the receipt status."""
+    withheld = no_verdict_reason(receipt)
+    new = [evidence(c.with_skill) for c in receipt.cases]
+    ref = [evidence(c.baseline) for c in receipt.cases]
+    comparisons = [compare(n, r) for n, r in zip(new, ref, strict=True)]
+    cases = tuple(
+        CaseReading(
+            id=c.id,
+            comparison=cmp,
+            verdict=None if withheld else cmp.verdict,
+            with_skill=summarize(c.with_skill, c.threshold),
+            baseline=summarize(c.baseline, c.threshold),
+            threshold=c.threshold,
+        )
+        for c, cmp in zip(receipt.cases, comparisons, strict=True)
+    )
+    tokens = receipt.skill.tokens if receipt.skill else None
+    aggregates = receipt.uncertainty_unavailable == "aggregates_only"
+    lift, spread = (None, None) if aggregates else lift_of(receipt.cases)
+    if withheld:
+        status = StatusReading(Status.NO_VERDICT, withheld, None)
+    else:
+        status = judge_status(comparisons, new, ref)
+    sources = sorted({s for c in cases for s in (c.with_skill.band_source, c.baseline.band_source)})
+    return ReceiptReading(
+        status=status.status,
+        status_reason=status.reason,
+        no_verdict_reason=withheld,
+        verification=Verification(receipt.verification),
+        lift=lift,
+        lift_per_1k=lift_per_1k(lift, tokens),
+        lift_spread=spread,
+        skill_tokens=tokens,
+        cases=cases,
+        wide=status.wide,
+        band_sources=tuple(sources),
+    )

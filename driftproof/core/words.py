@@ -1,0 +1,87 @@
+"""The vocabulary: status words as ``StrEnum`` (values are the JSON strings) and the exact sentences.
+
+Users grep for these strings; they are a public interface. Change none of them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+#: The effect floor F on the judge scale [0, 1] (R-3).
+EFFECT_FLOOR = 0.05
+
+#: Differences closer than this are treated as equal (touching bands overlap, R-2; a gap this close
+#: below the floor still meets it, R-3). Scores sit on a ~0.05 grid, so 1e-9 only absorbs float residue.
+TOLERANCE = 1e-9
+
+
+class ArmName(StrEnum):
+    """One of the two arms of a case."""
+
+    WITH_SKILL = "with_skill"
+    BASELINE = "baseline"
+
+
+class DrawStatus(StrEnum):
+    """A draw either has a score or is lost with a reason."""
+
+    MEASURED = "measured"
+    LOST = "lost"
+
+
+class BandSource(StrEnum):
+    """Where an arm's band comes from: across draws (``generation``) or one draw's judge samples (``legacy``)."""
+
+    GENERATION = "generation"
+    LEGACY = "legacy"
+
+
+class Verification(StrEnum):
+    """Verification levels. ``FORMAL`` is reserved: never written, refused on read."""
+
+    UNVERIFIED = "UNVERIFIED"
+    DECLARED = "DECLARED"
+    TESTED = "TESTED"
+
+
+class CaseVerdict(StrEnum):
+    """Per-case verdict, inside a receipt (with_skill vs baseline) and in a diff (before vs after)."""
+
+    IMPROVED = "improved"
+    REGRESSED = "regressed"
+    BELOW_EFFECT_FLOOR = "below_effect_floor"
+    NO_SEPARATION = "no_separation"
+    UNDERPOWERED = "underpowered"
+    INCONCLUSIVE = "inconclusive"
+
+
+class Status(StrEnum):
+    """Status of a receipt or of a diff."""
+
+    PASSING = "passing"
+    REGRESSED = "regressed"
+    UNDERPOWERED = "underpowered"
+    NO_SEPARATION = "no_separation"
+    NO_VERDICT = "no_verdict"
+
+
+class Outcome(StrEnum):
+    """An arm's outcome against its case's threshold."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    BORDERLINE = "borderline"
+
+
+# The exact sentences (seed 000, DESIGN.md). Users grep for them.
+NOT_ENOUGH_DRAWS = "Not enough draws to conclude at this effect floor."
+MORE_CASES = "More cases, not more draws, are needed to conclude at this effect floor."
+NO_SEPARATION_HEADLINE = "no separation detected at this sample size"
+SMOKE_RUN = "Smoke run, no verdict"
+NO_DRAW_COUNT = "no draw count reaches the floor"
+SPREAD_UNKNOWN = "spread unknown: an arm has one draw"
+DIFFERENT_SOURCES = (
+    "The two receipts' bands come from different sources, and a per-case comparison across them "
+    "is not like for like."
+)
+NOT_PROOF = "A separation is what these tests saw, not proof that the skill changed."

@@ -1,0 +1,36 @@
+"""The one shallow error tree of Driftproof.
+
+Every error a user can cause or meet carries a message that says what was expected,
+what was found and what to do. The CLI and the Action turn any of them into one line
+and exit status 2; nothing else in the code prints errors.
+
+    DriftproofError            base; ``exit_code`` 2
+    ├── InputError             a bad flag, input, suite or script file
+    ├── ReceiptError           a receipt that is missing, not JSON, off-schema or badly sealed
+    ├── LaneError              a lane (provider x surface) that cannot run at all
+    └── GitHubError            the GitHub REST API or git refused what the Action needed
+"""
+
+from __future__ import annotations
+
+
+class DriftproofError(Exception):
+    """Base of every error Driftproof raises on purpose."""
+
+    exit_code: int = 2
+
+
+class InputError(DriftproofError):
+    """A flag, Action input, suite file or script file is not what it must be."""
+
+
+class ReceiptError(DriftproofError):
+    """A receipt cannot be read: missing, not JSON, against its schema, or its seal does not match."""
+
+
+class LaneError(DriftproofError):
+    """A lane cannot run at all (missing SDK, missing CLI, another model answered)."""
+
+
+class GitHubError(DriftproofError):
+    """The GitHub REST API or git did not give the Action what it needed."""

@@ -1,0 +1,129 @@
+"""Reading and writing receipt files: JSON, schema of the receipt's own version, seal, atomic write."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from driftproof.atomic import write_text
+from driftproof.core.models import SCHEMA_VERSION, Receipt, Seal
+from driftproof.core.seal import check_seal, sealed
+from driftproof.errors import ReceiptError
+from driftproof.resources import known_schema_versions, schema_file
+
+
+@cache
+def _validator(version: str) -> Any:
+    """A compiled validator for the schema of ``version``: jsonschema-rs, else the pure-Python jsonschema."""
+    schema = json.loads(schema_file(version).read_text(encoding="utf-8"))
+    try:
+        import jsonschema_rs
+    except ImportError:  # pragma: no cover - platforms without a jsonschema-rs wheel
+        from jsonschema import Draft202012Validator
+
+        return Draft202012Validator(schema)
+    return jsonschema_rs.validator_for(schema)
+
+
+def _first_error(version: str, doc: dict[str, Any]) -> str | None:
+    """The first schema error as ``at <path>: <message>``, or ``None`` when the document is valid."""
+    for error in _validator(version).iter_errors(doc):
+        path = getattr(error, "instance_path", None)
+        if path is None:
+            path = list(error.absolute_path)
+        where = "/".join(str(p) for p in path) or "(top level)"
+        return f"at {where}: {error.message}"
+    return None
+
+
+def parse_document(raw: bytes, source: str) -> dict[str, Any]:
+    """Parse receipt bytes into a JSON object, or raise a one-line ``ReceiptError``."""
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ReceiptError(f"{source}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise ReceiptError(
+            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    if not isinstance(doc, dict):
+        raise ReceiptError(f"{source}: a receipt is a JSON object, found {type(doc).__name__}")
+    return doc
+
+
+def check_document(doc: dict[str, Any], source: str) -> None:
+    """Schema of the document's own ``schema_version``, then the seal; raise ``ReceiptError`` on failure."""
+    version = doc.get("schema_version")
+    if doc.get("verification") == "FORMAL":
+        raise ReceiptError(f"{source}: verification: FORMAL is reserved and never written; refusing it")
+    known = known_schema_versions()
+    if not isinstance(version, str) or version not in known:
+        raise ReceiptError(
+            f"{source}: schema_version: {version!r} is not a version this Driftproof reads "
+            f"({', '.join(known)}); upgrade driftproof or check the file"
+        )
+    error = _first_error(version, doc)
+    if error is not None:
+        raise ReceiptError(f"{source}: schema {version}: {error}")
+    seal = check_seal(doc)
+    if not seal.ok:
+        raise ReceiptError(f"{source}: seal mismatch: recorded {seal.expected}, content gives {seal.actual}")
+
+
+def to_model(doc: dict[str, Any], source: str) -> Receipt:
+    """The model of a checked document (current version)."""
+    try:
+        return Receipt.model_validate(doc)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = "/".join(str(p) for p in first["loc"]) or "(top level)"
+        raise ReceiptError(f"{source}: at {where}: {first['msg']}") from None
+
+
+def load_receipt(path: Path | str) -> Receipt:
+    """Load a receipt file: JSON, schema, seal. Any failure is one ``ReceiptError`` line naming the file."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ReceiptError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ReceiptError(f"{path}: is a directory, not a receipt file") from None
+    except OSError as exc:
+        raise ReceiptError(f"{path}: cannot be read ({exc.strerror})") from None
+    return load_receipt_bytes(raw, str(path))
+
+
+def load_receipt_bytes(raw: bytes, source: str) -> Receipt:
+    """Load a receipt from bytes (the default branch's copy, say)."""
+    doc = parse_document(raw, source)
+    check_document(doc, source)
+    return to_model(doc, source)
+
+
+_PLACEHOLDER = {"algorithm": "sha256", "sha256": "0" * 64}
+
+
+def seal_receipt(body: dict[str, Any]) -> Receipt:
+    """Complete a receipt body through the models, seal its full JSON form, and return the model."""
+    draft = to_model({**body, "schema_version": SCHEMA_VERSION, "seal": _PLACEHOLDER}, "new receipt")
+    doc = sealed(draft.model_dump(mode="json"))
+    return draft.model_copy(update={"seal": Seal.model_validate(doc["seal"])})
+
+
+def receipt_json(receipt: Receipt) -> str:
+    """The file text of a receipt: indented for people; the seal covers the canonical form."""
+    return json.dumps(receipt.model_dump(mode="json"), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def write_receipt(receipt: Receipt, path: Path | str) -> Path:
+    """Validate (schema and seal) and write a receipt atomically; return its path."""
+    path = Path(path)
+    doc = receipt.model_dump(mode="json")
+    check_document(doc, str(path))
+    write_text(path, receipt_json(receipt))
+    return path

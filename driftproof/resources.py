@@ -1,0 +1,31 @@
+"""Where the shipped data lives: ``schemas/`` and ``templates/``.
+
+An installed wheel carries them under ``driftproof/_data/``; a source checkout has them at the top.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@cache
+def data_dir(name: str) -> Path:
+    """The directory of shipped data ``name`` (``schemas`` or ``templates``)."""
+    for candidate in (_PACKAGE / "_data" / name, _PACKAGE.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"driftproof data directory '{name}' is missing from this installation")
+
+
+def schema_file(version: str) -> Path:
+    """The schema file of a receipt schema version (it may not exist)."""
+    return data_dir("schemas") / f"receipt-{version}.schema.json"
+
+
+def known_schema_versions() -> list[str]:
+    """Every schema version this installation can read, oldest first."""
+    names = sorted(p.name for p in data_dir("schemas").glob("receipt-*.schema.json"))
+    return [n.removeprefix("receipt-").removesuffix(".schema.json") for n in names]

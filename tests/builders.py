@@ -1,0 +1,82 @@
+"""Build sealed receipts from plain score lists, for tests and benchmarks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from driftproof.core.build import arm_of, lost_draw, measured_draw, sha256_text
+from driftproof.core.models import Arm, JudgeSample, Receipt
+from driftproof.core.words import BandSource
+from driftproof.receipts import seal_receipt
+
+#: A draw given as a score (one judge sample of that score per ``samples``) or ``None`` for a lost draw.
+DrawSpec = float | None
+
+
+def arm(scores: Sequence[DrawSpec], samples: int = 1, reason: str = "timeout") -> Arm:
+    """An arm whose draws score exactly ``scores`` (None = lost with ``reason``)."""
+    draws = []
+    for i, s in enumerate(scores):
+        if s is None:
+            draws.append(lost_draw(i, reason))
+        else:
+            js = [
+                JudgeSample(
+                    score=s, valid=True, reported_model="judge-1", score_text_sha256=sha256_text(str(s))
+                )
+            ] * samples
+            draws.append(measured_draw(i, js, reported_model="model-1"))
+    return arm_of(draws)
+
+
+def legacy_arm(samples: Sequence[float]) -> Arm:
+    """A legacy arm: one draw, band from its judge samples."""
+    js = [JudgeSample(score=s, valid=True, reported_model="judge-1") for s in samples]
+    return Arm(band_source=BandSource.LEGACY, draws=[measured_draw(0, js)])
+
+
+def receipt(
+    cases: Mapping[str, tuple[Arm | Sequence[DrawSpec], Arm | Sequence[DrawSpec]]],
+    *,
+    verification: str = "TESTED",
+    preset: str | None = None,
+    skill_chars: int | None = 1600,
+    thresholds: Mapping[str, float] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> Receipt:
+    """A sealed receipt: ``cases`` maps id -> (with_skill, baseline) as arms or score lists."""
+
+    def as_arm(x: Arm | Sequence[DrawSpec]) -> Arm:
+        return x if isinstance(x, Arm) else arm(x)
+
+    body: dict[str, Any] = {
+        "tool": {"name": "driftproof", "version": "test"},
+        "verification": verification,
+        "verification_reason": None if verification == "TESTED" else "test fixture",
+        "run": {
+            "lane": {"provider": "anthropic", "surface": "api", "model_requested": "model-1"},
+            "preset": preset,
+            "capture": "text",
+        },
+        "suite": {"name": "fixture", "format": "native"},
+        "judge": {"provider": "anthropic", "surface": "api", "model_requested": "judge-1"},
+        "cases": [
+            {
+                "id": cid,
+                "threshold": (thresholds or {}).get(cid),
+                "with_skill": as_arm(w).model_dump(mode="json"),
+                "baseline": as_arm(b).model_dump(mode="json"),
+            }
+            for cid, (w, b) in cases.items()
+        ],
+    }
+    if skill_chars is not None:
+        body["skill"] = {
+            "path": "SKILL.md",
+            "sha256": "0" * 64,
+            "chars": skill_chars,
+            "tokens": -(-skill_chars // 4),
+        }
+    body.update(extra or {})
+    return seal_receipt(body)

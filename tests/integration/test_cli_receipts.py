@@ -1,0 +1,130 @@
+"""The receipt commands end to end: validate, view, diff; exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from driftproof.cli import main
+from driftproof.receipts import load_receipt, receipt_json, write_receipt
+from tests.builders import receipt
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+UP = ([0.5, 0.6, 0.7], [0.2, 0.3, 0.4])
+DOWN = ([0.2, 0.3, 0.4], [0.5, 0.6, 0.7])
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Path, Path]:
+    before, after = tmp_path / "before.json", tmp_path / "after.json"
+    write_receipt(receipt({"a": UP, "b": UP}), before)
+    write_receipt(receipt({"a": DOWN, "b": UP}), after)
+    return before, after
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_validate_ok_and_refusals(
+    pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "validate", str(pair[0]), str(pair[1]))
+    assert code == 0 and out.count(": valid") == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    for path, message in [
+        (tmp_path / "missing.json", "no such file"),
+        (bad, "not valid JSON (line 1, column 2"),
+        (FIXTURES / "tampered-seal.json", "seal mismatch: recorded"),
+        (FIXTURES / "future-version.json", "schema_version: '9.0' is not a version this Driftproof reads"),
+    ]:
+        code, out, err = run(capsys, "validate", str(path))
+        assert code == 2, path
+        assert err.count("\n") == 1 and str(path) in err and message in err
+        assert "Traceback" not in err
+
+
+def test_tampered_seal_names_both_hashes() -> None:
+    doc = json.loads((FIXTURES / "tampered-seal.json").read_text(encoding="utf-8"))
+    with pytest.raises(Exception, match=doc["seal"]["sha256"]) as info:
+        load_receipt(FIXTURES / "tampered-seal.json")
+    assert "content gives" in str(info.value)
+
+
+def test_legacy_single_draw_receipt_reads_with_legacy_bands(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "view", str(FIXTURES / "legacy-single-draw.json"), "--format", "json")
+    view = json.loads(out)
+    case = view["cases"][0]
+    # judge samples [0.8,0.85,0.9,0.85,0.8] m 0.84 sd 0.041833; [0.5,0.55,0.5,0.6,0.55] m 0.54 sd 0.041833
+    # 0.84-0.0418 = 0.798 > 0.54+0.0418 = 0.582 -> improved, Δ 0.3
+    assert code == 0 and case["with_skill"]["band_source"] == "legacy"
+    assert case["verdict"] == "improved" and case["delta"] == pytest.approx(0.3, abs=1e-9)
+    assert case["with_skill"]["sd"] == pytest.approx(0.041833, abs=1e-6)
+
+
+def test_view_json_and_markdown(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "view", str(pair[1]), "--format", "json")
+    view = json.loads(out)
+    assert code == 0 and view["status"] == "regressed" and view["cases"][0]["verdict"] == "regressed"
+    code, out, _ = run(capsys, "view", str(pair[1]))
+    assert code == 0 and "**Driftproof · regressed**" in out and "`a`" in out
+
+
+def test_diff_gates_on_fail_on(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "diff", str(pair[0]), str(pair[1]), "--format", "json", "--fail-on", "regressed"
+    )
+    assert code == 1 and json.loads(out)["status"] == "regressed"
+    code, _, _ = run(capsys, "diff", str(pair[0]), str(pair[1]), "--fail-on", "never")
+    assert code == 0
+    code, out, _ = run(
+        capsys, "diff", str(pair[1]), str(pair[0]), "--format", "json", "--fail-on", "regressed"
+    )
+    assert code == 0 and json.loads(out)["counts"]["improved"] == 1
+
+
+def test_write_is_atomic_and_leaves_nothing_half_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "r.json"
+    write_receipt(receipt({"a": UP}), target)
+    original = target.read_bytes()
+
+    def boom(*_: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        write_receipt(receipt({"a": DOWN}), target)
+    assert target.read_bytes() == original
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_receipt_file_round_trips(tmp_path: Path) -> None:
+    made = receipt({"a": UP})
+    path = write_receipt(made, tmp_path / "r.json")
+    assert load_receipt(path) == made
+    assert path.read_text(encoding="utf-8") == receipt_json(made)
+
+
+def test_help_is_fast_and_imports_no_sdk() -> None:
+    probe = (
+        "import sys, time; t = time.perf_counter()\n"
+        "from driftproof.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "bad = [m for m in ('anthropic', 'openai', 'httpx', 'httpx2', 'pydantic', 'jinja2') if m in sys.modules]\n"
+        "print(bad, time.perf_counter() - t, file=sys.stderr)\n"
+    )
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert time.perf_counter() - start < 5  # generous wall bound; the figure is in benchmarks/
+    assert done.stderr.startswith("[]"), done.stderr

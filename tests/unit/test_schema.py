@@ -1,0 +1,120 @@
+"""The receipt schema: generated from the models, committed, and refusing what the contract refuses."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from driftproof.core.models import SCHEMA_VERSION
+from driftproof.core.schema import receipt_schema, schema_id
+from driftproof.core.seal import sealed
+from driftproof.errors import ReceiptError
+from driftproof.receipts import check_document, receipt_json, write_receipt
+from tests.builders import legacy_arm, receipt
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA_FILE = ROOT / "schemas" / f"receipt-{SCHEMA_VERSION}.schema.json"
+
+
+def doc_of(r: Any) -> dict[str, Any]:
+    return json.loads(receipt_json(r))
+
+
+@pytest.fixture
+def good() -> dict[str, Any]:
+    return doc_of(receipt({"a": ([0.5, 0.6, 0.7, None], [0.2, 0.3, 0.4])}))
+
+
+def test_committed_schema_equals_the_models() -> None:
+    committed = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    assert committed == receipt_schema(), "regenerate: driftproof schema > " + str(
+        SCHEMA_FILE.relative_to(ROOT)
+    )
+
+
+def test_schema_is_valid_draft_2020_12_with_canonical_id() -> None:
+    schema = receipt_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert (
+        schema["$id"] == schema_id(SCHEMA_VERSION) == "https://driftproof.dev/spec/receipt-0.13.schema.json"
+    )
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        receipt({"a": ([0.5, 0.6, 0.7], [0.2, 0.3, 0.4])}),
+        receipt({"a": ([0.5, None, 0.7], [None, None])}, verification="UNVERIFIED"),
+        receipt({"a": ([0.5, 0.6], [0.2, 0.3])}, verification="UNVERIFIED", preset="quick"),
+        receipt({"a": (legacy_arm([0.5, 0.6]), legacy_arm([0.2, 0.3]))}, skill_chars=None),
+    ],
+)
+def test_every_receipt_the_models_write_validates(made: Any, tmp_path: Path) -> None:
+    doc = doc_of(made)
+    jsonschema.Draft202012Validator(receipt_schema()).validate(doc)  # the pure-Python validator agrees
+    check_document(doc, "made")
+    write_receipt(made, tmp_path / "r.json")
+
+
+def refuse(doc: dict[str, Any], match: str) -> None:
+    with pytest.raises(ReceiptError, match=match):
+        check_document(sealed(doc), "r.json")
+
+
+def test_schema_refuses_preset_that_reads_tested(good: dict[str, Any]) -> None:
+    doc = copy.deepcopy(good)
+    doc["run"]["preset"] = "quick"
+    refuse(doc, "schema 0.13")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, receipt_schema())
+
+
+def test_schema_refuses_formal(good: dict[str, Any]) -> None:
+    refuse({**good, "verification": "FORMAL"}, "FORMAL is reserved")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**good, "verification": "FORMAL"}, receipt_schema())
+
+
+def test_schema_refuses_unknown_schema_version(good: dict[str, Any]) -> None:
+    refuse({**good, "schema_version": "9.0"}, "schema_version: '9.0' is not a version")
+
+
+def test_schema_refuses_missing_seal(good: dict[str, Any]) -> None:
+    doc = {k: v for k, v in good.items() if k != "seal"}
+    with pytest.raises(ReceiptError, match="seal"):
+        check_document(doc, "r.json")
+    with pytest.raises(jsonschema.ValidationError, match="seal"):
+        jsonschema.validate(doc, receipt_schema())
+
+
+def test_schema_refuses_a_draw_both_lost_and_scored(good: dict[str, Any]) -> None:
+    doc = copy.deepcopy(good)
+    lost = doc["cases"][0]["with_skill"]["draws"][3]
+    assert lost["status"] == "lost"
+    lost["score"] = 0.5
+    refuse(doc, "draws/3")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, receipt_schema())
+
+
+def test_schema_refuses_a_measured_draw_without_score(good: dict[str, Any]) -> None:
+    doc = copy.deepcopy(good)
+    doc["cases"][0]["with_skill"]["draws"][0]["score"] = None
+    refuse(doc, "draws/0")
+
+
+def test_schema_refuses_unknown_keys(good: dict[str, Any]) -> None:
+    refuse({**good, "surprise": 1}, "surprise")
+
+
+def test_counts_unknown_stay_null_never_one(good: dict[str, Any]) -> None:
+    assert good["counts"] == {
+        "draws_per_arm_min": None,
+        "draws_per_arm_max": None,
+        "judge_samples_per_draw": None,
+    }
