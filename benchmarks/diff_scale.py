@@ -53,9 +53,7 @@ def main() -> None:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(
-        f"receipts: {CASES} cases x {DRAWS} draws x {SAMPLES} judge samples, {sizes[0]:.1f} MB + {sizes[1]:.1f} MB"
-    )
+    print(f"receipts: {CASES} cases x {DRAWS} draws x {SAMPLES} judge samples, {sizes[0]:.1f} MB + {sizes[1]:.1f} MB")
     print(f"build (not timed against the target): {build_s:.2f} s")
     print(f"load + validate (schema + seal + model), both: {t2 - t1:.2f} s")
     print(f"diff: {t3 - t2:.2f} s")

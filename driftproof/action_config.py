@@ -160,9 +160,7 @@ def decide_activity(event: Event, has_model_secret: bool, provider: str) -> Acti
     # A fork PR under `pull_request` gets no secrets and a read-only token: no comment possible.
     read_only_fork = event.is_pull_request and event.is_fork and event.name == "pull_request"
     if not secret_ok:
-        return (
-            Activity.FORK_NO_SECRETS if event.is_pull_request and event.is_fork else Activity.MISSING_SECRET
-        )
+        return Activity.FORK_NO_SECRETS if event.is_pull_request and event.is_fork else Activity.MISSING_SECRET
     if read_only_fork:
         return Activity.RUN_ONLY
     if event.is_pull_request and event.pr_number is not None:

@@ -72,6 +72,41 @@ def gate_exit(status: str, fail_on: str) -> int:
     return 1 if status in failing[fail_on] else 0
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    from driftproof.run_suite import RunRequest, run_suite
+    from driftproof.terminal import print_quick, print_run_summary
+
+    request = RunRequest(
+        suite=Path(args.suite),
+        skill=Path(args.skill) if args.skill else None,
+        out=Path(args.output) if args.output else None,
+        provider=args.provider,
+        surface=args.surface,
+        model=args.model,
+        judge_provider=args.judge_provider,
+        judge_model=args.judge_model,
+        base_url=args.base_url,
+        judge_base_url=args.judge_base_url,
+        draws=args.draws,
+        max_draws=args.max_draws,
+        judge_samples=args.judge_samples,
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+        max_retries=args.max_retries,
+        script=Path(args.script) if args.script else None,
+        quick=args.quick,
+        resume=args.resume,
+        keep_transcripts=args.keep_transcripts,
+        price_table=Path(args.price_table) if args.price_table else None,
+        capture=args.capture,
+    )
+    outcome = run_suite(request)
+    if args.quick:
+        print_quick(outcome)
+    print_run_summary(outcome)
+    return 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     from driftproof.core.schema import receipt_schema
 
@@ -109,6 +144,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
     p.add_argument("--fail-on", choices=["regressed", "underpowered", "never"], default="never")
     p.set_defaults(handler=_cmd_diff)
+
+    p = sub.add_parser("run", help="run a suite with and without the skill and write a sealed receipt")
+    p.add_argument("suite", metavar="SUITE", help="suite file: native YAML/JSON, evals/evals.json or .eval.yaml")
+    p.add_argument("--skill", metavar="PATH", help="SKILL.md (default: the suite's 'skill:')")
+    p.add_argument("-o", "--output", metavar="RECEIPT", help="receipt path (default: .driftproof/ beside the suite)")
+    p.add_argument("--provider", choices=["anthropic", "openai", "stub"], default="anthropic")
+    p.add_argument("--surface", choices=["api", "cli"], default="api")
+    p.add_argument("--model", help="answering model (default: the lane's)")
+    p.add_argument(
+        "--judge-provider",
+        choices=["anthropic", "openai", "stub"],
+        help="default anthropic (stub with --provider stub)",
+    )
+    p.add_argument("--judge-model", help="judge model (default claude-haiku-4-5, a cheap fixed judge)")
+    p.add_argument("--base-url", help="endpoint for the answering model (any OpenAI-compatible server)")
+    p.add_argument("--judge-base-url", help="endpoint for the judge")
+    p.add_argument("--draws", type=int, default=3, help="minimum draws per arm (default 3)")
+    p.add_argument("--max-draws", type=int, help="most draws per arm while the spread settles (default 10)")
+    p.add_argument("--judge-samples", type=int, default=5, help="judge samples per answer (default 5)")
+    p.add_argument("--concurrency", type=int, default=8, help="calls in flight at once (default 8)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per endpoint attempt (default 120)")
+    p.add_argument("--max-retries", type=int, default=4, help="retries per call on 429/529/5xx/timeouts (default 4)")
+    p.add_argument("--script", metavar="FILE", help="stub lane: fix each draw's answer and judge scores")
+    p.add_argument("--quick", action="store_true", help="smoke run: first case, 2 draws, 2 samples; no verdict")
+    p.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
+    p.add_argument("--keep-transcripts", action="store_true", help="keep every answer and judge reply beside it")
+    p.add_argument("--price-table", metavar="FILE", help="judge prices (JSON) instead of the bundled table")
+    p.add_argument("--capture", choices=["text", "files"], default="text", help="which answer is graded (CLI surface)")
+    p.set_defaults(handler=_cmd_run)
 
     p = sub.add_parser("schema", help="print the current receipt JSON Schema")
     p.set_defaults(handler=_cmd_schema)

@@ -131,9 +131,7 @@ class Event:
     def is_default_branch_push(self) -> bool:
         """A push to the default branch: the run that stores the receipt."""
         return (
-            self.name == "push"
-            and self.default_branch is not None
-            and self.ref == f"refs/heads/{self.default_branch}"
+            self.name == "push" and self.default_branch is not None and self.ref == f"refs/heads/{self.default_branch}"
         )
 
     @classmethod
@@ -332,9 +330,7 @@ class GitHubClient:
         try:
             return response.json()
         except ValueError:
-            raise GitHubError(
-                f"GitHub API {method} {endpoint} answered with a body that is not JSON"
-            ) from None
+            raise GitHubError(f"GitHub API {method} {endpoint} answered with a body that is not JSON") from None
 
 
 def _has_marker(item: object, marker: str) -> bool:
@@ -426,9 +422,7 @@ def _git_read(workspace: Path, branch: str, path: str, run_git: RunGit) -> _GitR
     remote_ref = f"refs/remotes/origin/{branch}"
     shallow = _git(workspace, run_git, "rev-parse", "--is-shallow-repository")
     depth = ["--depth=1"] if shallow is not None and shallow.stdout.strip() == b"true" else []
-    fetched = _git(
-        workspace, run_git, "fetch", "--no-tags", *depth, "origin", f"+refs/heads/{branch}:{remote_ref}"
-    )
+    fetched = _git(workspace, run_git, "fetch", "--no-tags", *depth, "origin", f"+refs/heads/{branch}:{remote_ref}")
     if fetched is None or fetched.returncode != 0:
         return _GitRead(None, False, f"git fetch failed: {_stderr(fetched)}")
     shown = _git(workspace, run_git, "show", f"{remote_ref}:{path}")

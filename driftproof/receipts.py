@@ -47,9 +47,7 @@ def parse_document(raw: bytes, source: str) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ReceiptError(f"{source}: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
-        raise ReceiptError(
-            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+        raise ReceiptError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     if not isinstance(doc, dict):
         raise ReceiptError(f"{source}: a receipt is a JSON object, found {type(doc).__name__}")
     return doc

@@ -129,12 +129,8 @@ def _receipt_facts(receipt: Receipt) -> dict[str, Any]:
         if receipt.run.harness
         else None,
         "capture": receipt.run.capture,
-        "judge": f"{judge.provider}/{judge.model_requested or 'default'} ({judge.surface})"
-        if judge
-        else "none",
-        "judge_reported": ", ".join(judge.models_reported)
-        if judge and judge.models_reported
-        else "none reported",
+        "judge": f"{judge.provider}/{judge.model_requested or 'default'} ({judge.surface})" if judge else "none",
+        "judge_reported": ", ".join(judge.models_reported) if judge and judge.models_reported else "none reported",
         "template": (judge.template_sha256 or "")[:12] if judge else "",
         "seal": receipt.seal.sha256[:12],
         "tool": f"{receipt.tool.name} {receipt.tool.version}",
@@ -154,9 +150,7 @@ def _receipt_facts(receipt: Receipt) -> dict[str, Any]:
 
 def render_view(receipt: Receipt, reading: ReceiptReading, *, title: str = "receipt") -> str:
     """Markdown of one receipt (``driftproof view --format markdown``)."""
-    sources = {c.with_skill.band_source for c in reading.cases} | {
-        c.baseline.band_source for c in reading.cases
-    }
+    sources = {c.with_skill.band_source for c in reading.cases} | {c.baseline.band_source for c in reading.cases}
     return (
         environment()
         .get_template("view.md.j2")
@@ -196,6 +190,4 @@ def render_diff(
 
 def render_summary(after: Receipt, result: DiffResult | None, reading: ReceiptReading) -> str:
     """The short job-summary form."""
-    return (
-        environment().get_template("summary.md.j2").render(d=result, r=reading, facts=_receipt_facts(after))
-    )
+    return environment().get_template("summary.md.j2").render(d=result, r=reading, facts=_receipt_facts(after))

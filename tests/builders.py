@@ -22,9 +22,7 @@ def arm(scores: Sequence[DrawSpec], samples: int = 1, reason: str = "timeout") -
             draws.append(lost_draw(i, reason))
         else:
             js = [
-                JudgeSample(
-                    score=s, valid=True, reported_model="judge-1", score_text_sha256=sha256_text(str(s))
-                )
+                JudgeSample(score=s, valid=True, reported_model="judge-1", score_text_sha256=sha256_text(str(s)))
             ] * samples
             draws.append(measured_draw(i, js, reported_model="model-1"))
     return arm_of(draws)

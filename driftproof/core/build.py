@@ -76,6 +76,4 @@ def sum_usage(usages: Sequence[Usage | None]) -> Usage:
 
 def arm_of(draws: Sequence[Draw]) -> Arm:
     """An arm from its draws; band source ``generation`` (the runner draws 2+ per arm)."""
-    return Arm(
-        band_source=BandSource.GENERATION, draws=list(draws), usage=sum_usage([d.usage for d in draws])
-    )
+    return Arm(band_source=BandSource.GENERATION, draws=list(draws), usage=sum_usage([d.usage for d in draws]))

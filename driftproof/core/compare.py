@@ -112,9 +112,7 @@ def compare(new: ArmEvidence, ref: ArmEvidence, floor: float = EFFECT_FLOOR) -> 
         )
     if separated(b_new, b_ref):
         if not meets_floor(delta, floor):
-            return Comparison(
-                CaseVerdict.BELOW_EFFECT_FLOOR, delta, b_new, b_ref, reason="separated, |Δ| < F"
-            )
+            return Comparison(CaseVerdict.BELOW_EFFECT_FLOOR, delta, b_new, b_ref, reason="separated, |Δ| < F")
         upward = delta > 0
         verdict = CaseVerdict.IMPROVED if upward else CaseVerdict.REGRESSED
         if new.lost or ref.lost:

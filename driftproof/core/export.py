@@ -30,9 +30,7 @@ def arm_json(arm: ArmSummary) -> dict[str, Any]:
         "band_source": str(arm.band_source),
         "outcome": None if arm.outcome is None else str(arm.outcome),
         "checks": {"passed": arm.checks_passed, "total": arm.checks_total},
-        "skill_fired": None
-        if arm.skill_fired is None
-        else {"fired": arm.skill_fired, "of": arm.skill_fired_of},
+        "skill_fired": None if arm.skill_fired is None else {"fired": arm.skill_fired, "of": arm.skill_fired_of},
     }
 
 

@@ -21,9 +21,7 @@ def canonical_json(value: Any) -> bytes:
     >>> canonical_json({"b": 1, "a": [0.5, "é"]})
     b'{"a":[0.5,"\\xc3\\xa9"],"b":1}'
     """
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def content_hash(value: Any) -> str:
@@ -62,6 +60,4 @@ def check_seal(document: Mapping[str, Any]) -> SealCheck:
     seal = document.get("seal")
     expected = seal.get("sha256") if isinstance(seal, Mapping) else None
     actual = compute_seal(document)
-    return SealCheck(
-        ok=expected == actual, expected=expected if isinstance(expected, str) else None, actual=actual
-    )
+    return SealCheck(ok=expected == actual, expected=expected if isinstance(expected, str) else None, actual=actual)

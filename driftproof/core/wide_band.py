@@ -60,9 +60,7 @@ def _draw_part(arms: Sequence[ArmEvidence]) -> float:
     return mean(parts)
 
 
-def wide_band(
-    new: Sequence[ArmEvidence], ref: Sequence[ArmEvidence], floor: float = EFFECT_FLOOR
-) -> WideBand:
+def wide_band(new: Sequence[ArmEvidence], ref: Sequence[ArmEvidence], floor: float = EFFECT_FLOOR) -> WideBand:
     """R-5 over the cases given (each with a measured draw in both arms); needs 2+ cases.
 
     >>> wb = wide_band([ArmEvidence((0.3, 0.3)), ArmEvidence((0.6, 0.6))],

@@ -81,7 +81,6 @@ SMOKE_RUN = "Smoke run, no verdict"
 NO_DRAW_COUNT = "no draw count reaches the floor"
 SPREAD_UNKNOWN = "spread unknown: an arm has one draw"
 DIFFERENT_SOURCES = (
-    "The two receipts' bands come from different sources, and a per-case comparison across them "
-    "is not like for like."
+    "The two receipts' bands come from different sources, and a per-case comparison across them is not like for like."
 )
 NOT_PROOF = "A separation is what these tests saw, not proof that the skill changed."

@@ -34,9 +34,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_validate_ok_and_refusals(
-    pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_validate_ok_and_refusals(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, _ = run(capsys, "validate", str(pair[0]), str(pair[1]))
     assert code == 0 and out.count(": valid") == 2
     bad = tmp_path / "bad.json"
@@ -80,21 +78,15 @@ def test_view_json_and_markdown(pair: tuple[Path, Path], capsys: pytest.CaptureF
 
 
 def test_diff_gates_on_fail_on(pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(
-        capsys, "diff", str(pair[0]), str(pair[1]), "--format", "json", "--fail-on", "regressed"
-    )
+    code, out, _ = run(capsys, "diff", str(pair[0]), str(pair[1]), "--format", "json", "--fail-on", "regressed")
     assert code == 1 and json.loads(out)["status"] == "regressed"
     code, _, _ = run(capsys, "diff", str(pair[0]), str(pair[1]), "--fail-on", "never")
     assert code == 0
-    code, out, _ = run(
-        capsys, "diff", str(pair[1]), str(pair[0]), "--format", "json", "--fail-on", "regressed"
-    )
+    code, out, _ = run(capsys, "diff", str(pair[1]), str(pair[0]), "--format", "json", "--fail-on", "regressed")
     assert code == 0 and json.loads(out)["counts"]["improved"] == 1
 
 
-def test_write_is_atomic_and_leaves_nothing_half_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_write_is_atomic_and_leaves_nothing_half_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "r.json"
     write_receipt(receipt({"a": UP}), target)
     original = target.read_bytes()

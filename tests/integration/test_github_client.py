@@ -36,9 +36,7 @@ class FakeGitHub:
         return GitHubClient(http, API + "/", TOKEN, REPO, **kwargs)  # type: ignore[arg-type]
 
 
-def comment(
-    comment_id: int, body: str, login: str = "github-actions[bot]", kind: str = "Bot"
-) -> dict[str, object]:
+def comment(comment_id: int, body: str, login: str = "github-actions[bot]", kind: str = "Bot") -> dict[str, object]:
     return {"id": comment_id, "body": body, "user": {"login": login, "type": kind}}
 
 
@@ -84,9 +82,7 @@ def test_comment_updated_in_place_when_marked_one_is_on_page_2() -> None:
         if request.method == "GET" and request.url.params.get("page") == "2":
             return httpx.Response(200, json=page2)
         if request.method == "GET":
-            link = (
-                f'<{COMMENTS}?per_page=100&page=2>; rel="next", <{COMMENTS}?per_page=100&page=2>; rel="last"'
-            )
+            link = f'<{COMMENTS}?per_page=100&page=2>; rel="next", <{COMMENTS}?per_page=100&page=2>; rel="last"'
             return httpx.Response(200, json=page1, headers={"Link": link})
         return created(request, comment_id=170)
 
@@ -155,9 +151,7 @@ def test_github_error_names_endpoint_and_status_and_never_the_token(
 
 
 def test_403_message_says_which_permission_to_grant() -> None:
-    fake = FakeGitHub(
-        lambda r: httpx.Response(403, json={"message": "Resource not accessible by integration"})
-    )
+    fake = FakeGitHub(lambda r: httpx.Response(403, json={"message": "Resource not accessible by integration"}))
 
     with pytest.raises(GitHubError, match="pull-requests: write"):
         fake.client().upsert_comment(7, "report")
@@ -212,9 +206,7 @@ def test_fetch_file_over_1mb_asks_for_raw_bytes() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         if request.headers["Accept"] == "application/vnd.github.raw+json":
             return httpx.Response(200, content=b"RAW BYTES")
-        return httpx.Response(
-            200, json={"type": "file", "encoding": "none", "content": "", "size": 2_000_000}
-        )
+        return httpx.Response(200, json={"type": "file", "encoding": "none", "content": "", "size": 2_000_000})
 
     fake = FakeGitHub(handler)
 

@@ -32,9 +32,7 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def git(cwd: Path, *args: str) -> str:
-    result = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True, env=os.environ
-    )
+    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True, env=os.environ)
     return result.stdout
 
 
@@ -85,9 +83,7 @@ def api_serving(content: bytes | None, seen: list[httpx.Request]) -> GitHubClien
 
 
 @pytest.mark.parametrize("shallow", [True, False])
-def test_git_reads_the_latest_receipt_on_the_default_branch(
-    upstream: Path, tmp_path: Path, shallow: bool
-) -> None:
+def test_git_reads_the_latest_receipt_on_the_default_branch(upstream: Path, tmp_path: Path, shallow: bool) -> None:
     work = clone(upstream, tmp_path / "work", shallow=shallow)
     commit_receipt(upstream, '{"v": 2}\n')  # main moved after the checkout: only a fetch sees it
     (work / ".driftproof").mkdir(exist_ok=True)
@@ -99,9 +95,7 @@ def test_git_reads_the_latest_receipt_on_the_default_branch(
     assert (work / ".git" / "shallow").exists() is shallow  # a full clone is never made shallow
 
 
-def test_missing_receipt_on_default_branch_is_none_without_asking_the_api(
-    upstream: Path, tmp_path: Path
-) -> None:
+def test_missing_receipt_on_default_branch_is_none_without_asking_the_api(upstream: Path, tmp_path: Path) -> None:
     work = clone(upstream, tmp_path / "work", shallow=True)
 
     assert read_default_branch_file(work, "main", "never/stored.json", client=no_api()) is None
@@ -139,9 +133,7 @@ def test_git_not_installed_falls_back_to_the_api(tmp_path: Path) -> None:
 
 
 def test_git_failure_without_a_client_is_an_error_not_a_first_run(tmp_path: Path) -> None:
-    with pytest.raises(
-        GitHubError, match=r"cannot read \.driftproof/receipt\.json from origin/main: git fetch failed"
-    ):
+    with pytest.raises(GitHubError, match=r"cannot read \.driftproof/receipt\.json from origin/main: git fetch failed"):
         read_default_branch_file(tmp_path, "main", RECEIPT, client=None)
 
 

@@ -218,11 +218,7 @@ def test_action_yml_declares_exactly_the_inputs_the_config_reads() -> None:
 
     ActionConfig.from_environ(env)
 
-    read = {
-        key.removeprefix("INPUT_").lower()
-        for key in env.asked
-        if key.startswith("INPUT_") and "_" not in key[6:]
-    }
+    read = {key.removeprefix("INPUT_").lower() for key in env.asked if key.startswith("INPUT_") and "_" not in key[6:]}
     assert set(action_yml()["inputs"]) == read
 
 

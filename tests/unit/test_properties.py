@@ -20,9 +20,7 @@ MIRROR = {CaseVerdict.IMPROVED: CaseVerdict.REGRESSED, CaseVerdict.REGRESSED: Ca
 
 
 @given(scores, scores, lost_counts, lost_counts)
-def test_swapping_sides_swaps_improved_and_regressed(
-    a: list[float], b: list[float], la: int, lb: int
-) -> None:
+def test_swapping_sides_swaps_improved_and_regressed(a: list[float], b: list[float], la: int, lb: int) -> None:
     x, y = ArmEvidence(tuple(a), la), ArmEvidence(tuple(b), lb)
     forward, backward = compare(x, y).verdict, compare(y, x).verdict
     assert backward == MIRROR.get(forward, forward)
@@ -56,9 +54,7 @@ def test_adding_lost_draws_never_turns_inconclusive_into_a_call(
 
 
 @given(scores, scores, lost_counts, lost_counts)
-def test_a_call_with_lost_draws_also_holds_without_them(
-    a: list[float], b: list[float], la: int, lb: int
-) -> None:
+def test_a_call_with_lost_draws_also_holds_without_them(a: list[float], b: list[float], la: int, lb: int) -> None:
     with_lost = compare(ArmEvidence(tuple(a), la), ArmEvidence(tuple(b), lb)).verdict
     if with_lost in (CaseVerdict.IMPROVED, CaseVerdict.REGRESSED):
         assert compare(ArmEvidence(tuple(a)), ArmEvidence(tuple(b))).verdict == with_lost

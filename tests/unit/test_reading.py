@@ -53,9 +53,7 @@ def test_no_skill_means_no_lift_per_1k() -> None:
         (0.9, 0.1, None, None),
     ],
 )
-def test_case_outcome_against_threshold(
-    m: float, s: float | None, t: float | None, expected: Outcome | None
-) -> None:
+def test_case_outcome_against_threshold(m: float, s: float | None, t: float | None, expected: Outcome | None) -> None:
     assert outcome(m, s, t) == expected
 
 

@@ -89,9 +89,7 @@ def test_r3_separated_but_below_floor() -> None:
     assert math.isclose(cmp.delta or 0, 0.04, abs_tol=1e-12)
 
 
-@pytest.mark.parametrize(
-    ("delta", "meets"), [(0.05, True), (-0.05, True), (0.0499, False), (0.3, True), (0.0, False)]
-)
+@pytest.mark.parametrize(("delta", "meets"), [(0.05, True), (-0.05, True), (0.0499, False), (0.3, True), (0.0, False)])
 def test_r3_floor_is_inclusive(delta: float, meets: bool) -> None:
     assert meets_floor(delta) is meets
 

@@ -32,17 +32,13 @@ def good() -> dict[str, Any]:
 
 def test_committed_schema_equals_the_models() -> None:
     committed = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-    assert committed == receipt_schema(), "regenerate: driftproof schema > " + str(
-        SCHEMA_FILE.relative_to(ROOT)
-    )
+    assert committed == receipt_schema(), "regenerate: driftproof schema > " + str(SCHEMA_FILE.relative_to(ROOT))
 
 
 def test_schema_is_valid_draft_2020_12_with_canonical_id() -> None:
     schema = receipt_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert (
-        schema["$id"] == schema_id(SCHEMA_VERSION) == "https://driftproof.dev/spec/receipt-0.13.schema.json"
-    )
+    assert schema["$id"] == schema_id(SCHEMA_VERSION) == "https://driftproof.dev/spec/receipt-0.13.schema.json"
 
 
 @pytest.mark.parametrize(

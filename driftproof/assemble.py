@@ -1,0 +1,197 @@
+"""Turn a finished run into a sealed receipt: what produced the numbers, every draw, the economics."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from driftproof import judge as judge_module
+from driftproof._version import __version__
+from driftproof.core.build import sha256_text, sum_usage
+from driftproof.core.models import Arm, Price, Receipt, Usage
+from driftproof.core.words import BandSource
+from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, is_requested_judge, rubric_hash
+from driftproof.lanes.base import Lane
+from driftproof.prices import cost
+from driftproof.receipts import seal_receipt
+from driftproof.runner import ARMS, Runner, RunOptions
+
+#: SHA-256 of the code on the grading path (the judge module: template, parsing, identity check).
+GRADING_CODE_SHA256 = sha256_text(Path(judge_module.__file__).read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """What the receipt records beside the draws."""
+
+    suite_path: str
+    skill_path: str | None
+    skill_text: str | None
+    lane: Lane
+    judge: Lane
+    options: RunOptions
+    judge_model: str | None
+    preset: str | None
+    started_at: str
+    finished_at: str
+    timeout_s: float | None
+    max_retries: int | None
+    price: Price | None
+    transcripts: dict[str, str] | None = None
+
+
+def verification(runner: Runner, ctx: RunContext) -> tuple[str, str | None]:
+    """TESTED only on a real lane, no preset, every judge sample reporting the requested judge."""
+    if ctx.preset is not None:
+        return "UNVERIFIED", f"smoke run (preset {ctx.preset})"
+    if ctx.lane.provider == "stub" or ctx.judge.provider == "stub":
+        return "UNVERIFIED", "stub lane: no model answered or judged"
+    samples = [s for case in runner.results for arm in ARMS for r in case[arm].values() for s in r.draw.judge_samples]
+    if not samples:
+        return "UNVERIFIED", "no judge sample was returned"
+    for s in samples:
+        if not is_requested_judge(ctx.judge_model, s.reported_model):
+            return "UNVERIFIED", f"a judge sample reported {s.reported_model!r}, not the requested {ctx.judge_model!r}"
+    return "TESTED", None
+
+
+def _arm(runner: Runner, ci: int, arm: str) -> Arm:
+    draws = [runner.results[ci][arm][i].draw for i in sorted(runner.results[ci][arm])]
+    return Arm(band_source=BandSource.GENERATION, draws=draws, usage=sum_usage([d.usage for d in draws]))
+
+
+def judge_overhead(runner: Runner, ctx: RunContext) -> dict[str, Any]:
+    """Grading cost over every draw sent to the judge, each once: a floor (answered samples' usage only)."""
+    counted = missing = 0
+    usages: list[Usage | None] = []
+    for case in runner.results:
+        for arm in ARMS:
+            for result in case[arm].values():
+                if not result.judged:
+                    continue
+                reported = [s.usage for s in result.draw.judge_samples if s.usage is not None]
+                if reported:
+                    counted += 1
+                    usages.extend(reported)
+                else:
+                    missing += 1
+    usage = sum_usage(usages)
+    return {
+        "model": ctx.judge_model,
+        "price": ctx.price.model_dump(mode="json") if ctx.price else None,
+        "usage": usage.model_dump(mode="json"),
+        "cost_usd": cost(usage, ctx.price),
+        "judged_draws_counted": counted,
+        "judged_draws_missing_usage": missing,
+    }
+
+
+def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
+    """The sealed receipt of a finished run."""
+    level, why = verification(runner, ctx)
+    suite = runner.suite
+    arms = {ci: {arm: _arm(runner, ci, arm) for arm in ARMS} for ci in range(len(suite.cases))}
+    drawn = [len(a.draws) for per in arms.values() for a in per.values()]
+    answered = sorted(
+        {d.reported_model for per in arms.values() for a in per.values() for d in a.draws if d.reported_model}
+    )
+    judged = sorted(
+        {
+            s.reported_model
+            for per in arms.values()
+            for a in per.values()
+            for d in a.draws
+            for s in d.judge_samples
+            if s.reported_model
+        }
+    )
+    skill = None
+    if ctx.skill_text is not None and ctx.skill_path is not None:
+        chars = len(ctx.skill_text)
+        skill = {
+            "path": ctx.skill_path,
+            "sha256": sha256_text(ctx.skill_text),
+            "chars": chars,
+            "tokens": math.ceil(chars / 4),
+        }
+    rule = ctx.options.rule
+    body: dict[str, Any] = {
+        "tool": {"name": "driftproof", "version": __version__},
+        "created_at": ctx.finished_at,
+        "verification": level,
+        "verification_reason": why,
+        "run": {
+            "lane": {
+                "provider": ctx.lane.provider,
+                "surface": ctx.lane.surface,
+                "model_requested": ctx.options.model or ctx.lane.default_model(),
+                "models_reported": answered,
+                "base_url": ctx.lane.base_url(),
+            },
+            "harness": h.model_dump(mode="json") if (h := ctx.lane.harness()) else None,
+            "capture": ctx.options.capture,
+            "preset": ctx.preset,
+            "settings": {
+                "draws_min": rule.min_draws,
+                "draws_max": rule.max_draws,
+                "judge_samples": ctx.options.judge_samples,
+                "stopping_rule": rule.describe(),
+                "concurrency": ctx.options.concurrency,
+                "timeout_s": ctx.timeout_s,
+                "max_retries": ctx.max_retries,
+                "delivery": "system_prompt",
+            },
+            "sampling": ctx.lane.sampling(),
+            "started_at": ctx.started_at,
+            "finished_at": ctx.finished_at,
+            "logical_calls": runner.tally.logical_calls,
+            "endpoint_attempts": runner.tally.endpoint_attempts,
+        },
+        "skill": skill,
+        "suite": {"path": ctx.suite_path, "sha256": suite.sha256, "format": suite.format, "name": suite.name},
+        "judge": {
+            "provider": ctx.judge.provider,
+            "surface": ctx.judge.surface,
+            "model_requested": ctx.judge_model,
+            "models_reported": judged,
+            "sampling": ctx.judge.sampling(),
+            "template_version": TEMPLATE_VERSION,
+            "template_sha256": TEMPLATE_SHA256,
+            "grading_code_sha256": GRADING_CODE_SHA256,
+            "base_url": ctx.judge.base_url(),
+        },
+        "counts": {
+            "draws_per_arm_min": min(drawn) if drawn else None,
+            "draws_per_arm_max": max(drawn) if drawn else None,
+            "judge_samples_per_draw": ctx.options.judge_samples,
+        },
+        "cases": [
+            {
+                "id": case.id,
+                "prompt_sha256": sha256_text(case.prompt),
+                "rubric_sha256": rubric_hash(case),
+                "mode": case.mode,
+                "criteria": [{"id": c.id, "weight": c.weight, "description": c.description} for c in case.criteria]
+                if case.criteria
+                else None,
+                "threshold": case.threshold,
+                "notices": list(case.notices),
+                "with_skill": arms[ci]["with_skill"].model_dump(mode="json"),
+                "baseline": arms[ci]["baseline"].model_dump(mode="json"),
+            }
+            for ci, case in enumerate(suite.cases)
+        ],
+        "economics": {
+            "generation": {arm: arms_usage(arms, arm).model_dump(mode="json") for arm in ARMS},
+            "judge_overhead": judge_overhead(runner, ctx),
+        },
+        "transcripts": ctx.transcripts,
+    }
+    return seal_receipt(body)
+
+
+def arms_usage(arms: dict[int, dict[str, Arm]], arm: str) -> Usage:
+    """Generation usage of one arm over every case."""
+    return sum_usage([per[arm].usage for per in arms.values()])

@@ -1,0 +1,173 @@
+"""The lane contract: one ``generate()`` per lane, one retry policy for all of them.
+
+A lane turns one request (system text or none, a prompt) into one ``Generation``: the reply text, the
+model id the reply reported, usage, and how many endpoint attempts it took. A lane never raises for a
+failed call: an error after retries or a timeout comes back as a ``Generation`` with ``error`` set, so
+the runner records a lost draw (or an invalid judge sample) with its reason. Only a lane that cannot run
+at all (missing SDK, missing binary, another model answering) raises ``LaneError``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from driftproof.core.models import CapturedFileRecord, Harness, SideCall, Usage
+
+Purpose = Literal["answer", "judge"]
+RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    """One logical call."""
+
+    prompt: str
+    system: str | None = None
+    model: str | None = None
+    max_tokens: int = 2048
+    purpose: Purpose = "answer"
+    case_id: str = ""
+    arm: str = ""
+    draw_index: int = 0
+    sample_index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """What one logical call returned. ``error`` is set when the call failed after its retries."""
+
+    text: str
+    reported_model: str | None = None
+    served_model: str | None = None
+    serving_id: str | None = None
+    usage: Usage | None = None
+    attempts: int = 1
+    error: str | None = None
+    timed_out: bool = False
+    captured_files: tuple[CapturedFileRecord, ...] | None = None
+    skill_fired: bool | None = None
+    side_calls: tuple[SideCall, ...] | None = None
+    lost_reason: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Lane(ABC):
+    """A provider x surface that answers requests."""
+
+    provider: str
+    surface: Literal["api", "cli", "none"]
+
+    @abstractmethod
+    def generate(self, request: GenerationRequest) -> Generation:
+        """Answer one request; never raise for a failed call (set ``error``)."""
+
+    def sampling(self) -> dict[str, Any]:
+        """The sampling settings this lane actually sends (not the ones wished for)."""
+        return {}
+
+    def harness(self) -> Harness | None:
+        """The CLI harness and its printed version (CLI surface only)."""
+        return None
+
+    def base_url(self) -> str | None:
+        """The endpoint base URL when it is not the vendor default."""
+        return None
+
+    def default_model(self) -> str | None:
+        """The model this lane uses when none is requested."""
+        return None
+
+    def close(self) -> None:  # noqa: B027 - a no-op default; lanes with clients override it
+        """Release clients and processes."""
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Retries with exponential backoff that honour ``retry-after`` (429, 529, 5xx, timeouts)."""
+
+    max_retries: int = 4
+    base_delay_s: float = 0.5
+    max_delay_s: float = 30.0
+    max_retry_after_s: float = 120.0
+
+    def delay(self, attempt: int, retry_after_s: float | None, rng: random.Random | None = None) -> float:
+        """Seconds to wait before retry number ``attempt`` (1-based).
+
+        >>> RetryPolicy().delay(1, retry_after_s=2.5)
+        2.5
+        >>> 0.375 <= RetryPolicy().delay(1, None, random.Random(0)) <= 0.5
+        True
+        """
+        if retry_after_s is not None and retry_after_s >= 0:
+            return min(retry_after_s, self.max_retry_after_s)
+        base = min(self.base_delay_s * 2 ** (attempt - 1), self.max_delay_s)
+        jitter: float = (rng or random).random()
+        return base * (0.75 + 0.25 * jitter)
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptFailure:
+    """One failed endpoint attempt, as a lane classified it."""
+
+    retryable: bool
+    reason: str
+    retry_after_s: float | None = None
+    timed_out: bool = False
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds from ``retry-after-ms`` or ``retry-after`` (seconds); ``None`` when absent or a date.
+
+    >>> parse_retry_after({"retry-after": "3"}), parse_retry_after({"retry-after-ms": "250"})
+    (3.0, 0.25)
+    """
+    if not headers:
+        return None
+    lower = {k.lower(): v for k, v in headers.items()}
+    for key, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = lower.get(key)
+        if raw is None:
+            continue
+        try:
+            return max(0.0, float(raw) * scale)
+        except ValueError:
+            continue
+    return None
+
+
+def with_retries(
+    call: Callable[[], Generation],
+    classify: Callable[[BaseException], AttemptFailure],
+    policy: RetryPolicy,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Generation:
+    """Run ``call`` until it succeeds, fails for good, or runs out of retries. Every attempt is counted.
+
+    ``classify`` maps an exception from one attempt to an ``AttemptFailure``; anything it marks not
+    retryable ends the call at once. The result's ``attempts`` counts every endpoint attempt.
+    """
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            result = call()
+        except Exception as exc:  # classified below; a lane never raises for a failed call
+            failure = classify(exc)
+            if failure.retryable and attempt <= policy.max_retries:
+                sleep(policy.delay(attempt, failure.retry_after_s))
+                continue
+            tail = f" after {attempt} attempts" if attempt > 1 else ""
+            return Generation(text="", attempts=attempt, error=f"{failure.reason}{tail}", timed_out=failure.timed_out)
+        return _with_attempts(result, attempt)
+
+
+def _with_attempts(result: Generation, attempts: int) -> Generation:
+    from dataclasses import replace
+
+    return replace(result, attempts=attempts)

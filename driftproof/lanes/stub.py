@@ -1,0 +1,177 @@
+"""The stub lane: no network, no endpoint attempts, deterministic. Receipts from it read UNVERIFIED.
+
+Without a script it answers every prompt with a fixed text and, as a judge, gives synthetic scores
+(a per-case level, a lift of 0.1 for answers made with the skill, and small draw and sample noise on the
+0.05 grid), so a demo shows bands. With ``--script FILE`` each draw's answer and judge scores are fixed,
+or the draw is marked lost, per case and arm: any scenario is reproducible offline.
+
+Script format (YAML or JSON)::
+
+    default:                       # optional, for any case or arm the script does not list
+      answer: "An answer."
+      scores: [0.5]
+    cases:
+      <case id>:
+        with_skill:                # draw k uses entry k modulo the list's length
+          - answer: "feat: ..."
+            scores: [0.8, 0.85]    # judge sample j uses scores[j % len]; null = an invalid sample
+          - lost: timeout          # the draw is lost with this reason
+          - answer: "..."
+            judge_replies: ['{"score": 0.7, "reason": "ok"}', 'no idea']   # raw judge texts
+        baseline:
+          - answer: "..."
+            scores: [0.5]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from driftproof.errors import InputError
+from driftproof.lanes.base import Generation, GenerationRequest, Lane
+
+STUB_MODEL = "stub-model"
+STUB_JUDGE = "stub-judge"
+_CASE_IN_PROMPT = re.compile(r"^- id: (\S+) \(weight", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedDraw:
+    """One scripted draw."""
+
+    answer: str | None = None
+    lost: str | None = None
+    scores: tuple[float | None, ...] = ()
+    judge_replies: tuple[str, ...] = ()
+
+
+def _unit(*parts: object) -> float:
+    """A deterministic number in [0, 1) from its parts."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def _grid(x: float) -> float:
+    return min(1.0, max(0.0, round(x * 20) / 20))
+
+
+def load_script(path: Path) -> dict[str, Any]:
+    """Read and check a stub script; one ``InputError`` line naming the file and the field."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the stub script ({exc.strerror})") from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise InputError(f"{path}: not valid YAML or JSON: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cases", {}), dict):
+        raise InputError(f"{path}: a stub script is a mapping with a 'cases' mapping")
+    for cid, arms in data.get("cases", {}).items():
+        if not isinstance(arms, dict):
+            raise InputError(f"{path}: cases.{cid}: a mapping of arms (with_skill, baseline)")
+        for arm, entries in arms.items():
+            if arm not in ("with_skill", "baseline"):
+                raise InputError(f"{path}: cases.{cid}.{arm}: the arms are with_skill and baseline")
+            if not isinstance(entries, list) or not entries:
+                raise InputError(f"{path}: cases.{cid}.{arm}: a non-empty list of draws")
+            for k, entry in enumerate(entries):
+                _parse_entry(entry, f"{path}: cases.{cid}.{arm}[{k}]")
+    if "default" in data:
+        _parse_entry(data["default"], f"{path}: default")
+    return data
+
+
+def _parse_entry(entry: Any, where: str) -> ScriptedDraw:
+    if not isinstance(entry, dict):
+        raise InputError(f"{where}: a draw is a mapping (answer, scores, judge_replies or lost)")
+    unknown = set(entry) - {"answer", "lost", "scores", "judge_replies"}
+    if unknown:
+        raise InputError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    scores = entry.get("scores", [])
+    if not isinstance(scores, list) or not all(
+        s is None or (isinstance(s, (int, float)) and not isinstance(s, bool)) for s in scores
+    ):
+        raise InputError(f"{where}.scores: a list of numbers (or null for an invalid sample)")
+    replies = entry.get("judge_replies", [])
+    if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
+        raise InputError(f"{where}.judge_replies: a list of strings")
+    lost, answer = entry.get("lost"), entry.get("answer")
+    if lost is not None and not (isinstance(lost, str) and lost.strip()):
+        raise InputError(f"{where}.lost: a reason (text)")
+    if answer is not None and not isinstance(answer, str):
+        raise InputError(f"{where}.answer: text")
+    return ScriptedDraw(answer, lost, tuple(scores), tuple(replies))
+
+
+class StubLane(Lane):
+    """Deterministic answers and judge replies; makes no endpoint attempt."""
+
+    provider = "stub"
+    surface: Literal["api", "cli", "none"] = "none"
+
+    def __init__(self, script: dict[str, Any] | None = None, *, model: str | None = None) -> None:
+        self._script = script or {}
+        self._model = model
+
+    def default_model(self) -> str:
+        """The id the stub reports."""
+        return STUB_MODEL
+
+    def _entry(self, case_id: str, arm: str, index: int) -> ScriptedDraw | None:
+        entries = self._script.get("cases", {}).get(case_id, {}).get(arm)
+        if entries:
+            return _parse_entry(entries[index % len(entries)], "script")
+        if "default" in self._script:
+            return _parse_entry(self._script["default"], "script")
+        return None
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        """An answer, or a judge reply when ``request.purpose`` is ``judge``."""
+        if request.purpose == "judge":
+            return self._judge(request)
+        entry = self._entry(request.case_id, request.arm, request.draw_index)
+        model = request.model or STUB_MODEL
+        if entry is not None and entry.lost:
+            return Generation(text="", reported_model=model, attempts=0, lost_reason=f"{entry.lost} (scripted)")
+        if entry is not None and entry.answer is not None:
+            return Generation(text=entry.answer, reported_model=model, attempts=0)
+        with_skill = "with the skill" if request.system else "without a skill"
+        text = f"Stub answer to {request.case_id}, {with_skill}, draw {request.draw_index + 1}."
+        return Generation(text=text, reported_model=model, attempts=0)
+
+    def _judge(self, request: GenerationRequest) -> Generation:
+        model = request.model or STUB_JUDGE
+        entry = self._entry(request.case_id, request.arm, request.draw_index)
+        if entry is not None and entry.judge_replies:
+            text = entry.judge_replies[request.sample_index % len(entry.judge_replies)]
+            return Generation(text=text, reported_model=model, attempts=0)
+        if entry is not None and entry.scores:
+            score = entry.scores[request.sample_index % len(entry.scores)]
+        else:
+            score = self._synthetic(request)
+        if score is None:
+            return Generation(text="I cannot grade this.", reported_model=model, attempts=0)
+        criteria = _CASE_IN_PROMPT.findall(request.prompt)
+        if criteria:  # criteria mode: the first round(score * n) criteria are met
+            met = round(score * len(criteria))
+            items = [{"id": c, "met": i < met, "reason": "stub decision"} for i, c in enumerate(criteria)]
+            return Generation(text=json.dumps({"criteria": items}), reported_model=model, attempts=0)
+        return Generation(text=json.dumps({"score": score, "reason": "stub score"}), reported_model=model, attempts=0)
+
+    @staticmethod
+    def _synthetic(request: GenerationRequest) -> float:
+        level = 0.35 + 0.05 * int(_unit("level", request.case_id) * 8)
+        lift = 0.1 if request.arm == "with_skill" else 0.0
+        draw = 0.05 * (int(_unit("draw", request.case_id, request.arm, request.draw_index) * 3) - 1)
+        sample = 0.05 * (
+            int(_unit("sample", request.case_id, request.arm, request.draw_index, request.sample_index) * 3) - 1
+        )
+        return _grid(level + lift + draw + sample)

@@ -1,0 +1,71 @@
+"""The bundled judge price table (USD per million tokens), frozen into each receipt.
+
+The figures are list prices as of the table's date; override them with ``--price-table FILE``
+(JSON: ``{"<model>": {"input_per_mtok": ..., "output_per_mtok": ..., "cache_read_per_mtok": ...,
+"cache_write_per_mtok": ...}}``). Grading cost is a floor: it counts the usage the judge's answered
+samples reported, not retried attempts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from driftproof.core.models import Price, Usage
+from driftproof.errors import InputError
+
+TABLE_DATE = "2026-11-01"
+
+BUNDLED: dict[str, dict[str, float]] = {
+    "claude-haiku-4-5": {
+        "input_per_mtok": 1.0,
+        "output_per_mtok": 5.0,
+        "cache_read_per_mtok": 0.1,
+        "cache_write_per_mtok": 1.25,
+    },
+    "claude-sonnet-4-6": {
+        "input_per_mtok": 3.0,
+        "output_per_mtok": 15.0,
+        "cache_read_per_mtok": 0.3,
+        "cache_write_per_mtok": 3.75,
+    },
+    "gpt-5-mini": {"input_per_mtok": 0.25, "output_per_mtok": 2.0, "cache_read_per_mtok": 0.025},
+    "stub-judge": {"input_per_mtok": 0.0, "output_per_mtok": 0.0},
+}
+
+
+def price_for(model: str | None, table_file: Path | None = None) -> Price | None:
+    """The frozen price of a judge model: the override file first, then the bundled table (longest prefix)."""
+    if model is None:
+        return None
+    table, source = BUNDLED, f"bundled price table {TABLE_DATE}"
+    if table_file is not None:
+        try:
+            loaded = json.loads(table_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{table_file}: cannot read the price table: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise InputError(f"{table_file}: a price table maps model ids to prices")
+        table, source = loaded, str(table_file)
+    match = max((k for k in table if model == k or model.startswith(k + "-")), key=len, default=None)
+    if match is None:
+        return None
+    try:
+        return Price.model_validate({**table[match], "source": f"{source}: {match}"})
+    except ValueError as exc:
+        raise InputError(f"{table_file or 'price table'}: {match}: {str(exc).splitlines()[0]}") from None
+
+
+def cost(usage: Usage, price: Price | None) -> float | None:
+    """USD for a usage at a price; ``None`` without a price.
+
+    >>> price = Price(input_per_mtok=1, output_per_mtok=5, source="t")
+    >>> cost(Usage(input_tokens=1_000_000, output_tokens=200_000), price)  # 1 + 0.2 * 5
+    2.0
+    """
+    if price is None:
+        return None
+    total = (usage.input_tokens or 0) * price.input_per_mtok + (usage.output_tokens or 0) * price.output_per_mtok
+    total += (usage.cache_read_tokens or 0) * (price.cache_read_per_mtok or price.input_per_mtok)
+    total += (usage.cache_write_tokens or 0) * (price.cache_write_per_mtok or price.input_per_mtok)
+    return round(total / 1_000_000, 8)

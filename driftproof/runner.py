@@ -1,0 +1,390 @@
+"""The runner: draws per arm, judge samples per draw, every call through one bounded pool.
+
+The main thread runs an event loop over futures: a finished answer sends its judge samples; a draw whose
+samples are all in is finalised, journaled and recorded by index; a case whose round is complete asks the
+stopping rule for more draws. Results are stored by index, so the receipt does not depend on timing.
+Ctrl-C leaves the journal (every finished draw) and no receipt; ``--resume`` finishes the run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from driftproof.capture import assess_draw
+from driftproof.checks import run_checks
+from driftproof.core.build import lost_draw, measured_draw, sha256_text
+from driftproof.core.models import Draw, JudgeSample
+from driftproof.core.seal import content_hash
+from driftproof.core.stopping import StoppingRule, more_draws
+from driftproof.errors import DriftproofError, InputError
+from driftproof.judge import judge_prompt, parse_reply
+from driftproof.lanes.base import Generation, GenerationRequest, Lane
+from driftproof.suite import Suite, SuiteCase
+
+ARMS = ("with_skill", "baseline")
+JOURNAL_VERSION = 1
+
+
+class RunInterrupted(DriftproofError):
+    """The run was interrupted; its finished draws are in the journal."""
+
+    exit_code = 130
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """Everything that shapes how a suite is drawn and judged."""
+
+    judge_model: str | None
+    model: str | None = None
+    judge_samples: int = 5
+    rule: StoppingRule = field(default_factory=StoppingRule)
+    concurrency: int = 8
+    max_tokens: int = 2048
+    judge_max_tokens: int = 1024
+    capture: str = "text"
+
+
+@dataclass(slots=True)
+class DrawResult:
+    """A finished draw and what the archive keeps of it."""
+
+    draw: Draw
+    answer: str | None
+    judge_replies: list[str]
+    judged: bool
+
+
+@dataclass(slots=True)
+class _Pending:
+    case: int
+    arm: str
+    index: int
+    gen: Generation
+    answer: str
+    samples: list[JudgeSample | None]
+    replies: list[str]
+
+
+@dataclass(slots=True)
+class Tally:
+    """Call counts: logical calls and endpoint attempts, apart."""
+
+    logical_calls: int = 0
+    endpoint_attempts: int = 0
+    lost: int = 0
+
+
+class Journal:
+    """An append-only JSONL record of finished draws, with a fingerprint of the run that made them."""
+
+    def __init__(self, path: Path, fingerprint: str) -> None:
+        self.path = path
+        self.fingerprint = fingerprint
+        self._handle: Any = None
+
+    def load(self) -> list[dict[str, Any]]:
+        """The draws a matching journal holds; refuses a journal made by a different run."""
+        if not self.path.exists():
+            return []
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        try:
+            header = json.loads(lines[0]) if lines else {}
+        except ValueError:
+            header = {}
+        if header.get("fingerprint") != self.fingerprint:
+            raise InputError(
+                f"{self.path}: this journal was made by a run with other settings, suite or skill; "
+                "run without --resume to start afresh"
+            )
+        entries = []
+        for line in lines[1:]:
+            try:
+                entries.append(json.loads(line))
+            except ValueError:
+                break  # a line cut by an interruption: everything before it stands
+        return entries
+
+    def open(self, *, fresh: bool) -> None:
+        """Open for appending; a fresh journal starts with its header."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if fresh or not self.path.exists():
+            self.path.write_text(json.dumps({"journal": JOURNAL_VERSION, "fingerprint": self.fingerprint}) + "\n")
+        self._handle = self.path.open("a", encoding="utf-8")
+
+    def append(self, case_id: str, arm: str, result: DrawResult) -> None:
+        """Record one finished draw."""
+        entry = {
+            "case": case_id,
+            "arm": arm,
+            "draw": result.draw.model_dump(mode="json"),
+            "answer": result.answer,
+            "judge_replies": result.judge_replies,
+            "judged": result.judged,
+        }
+        self._handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def close(self, *, remove: bool = False) -> None:
+        """Close, and remove the file once its run is sealed in a receipt."""
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+        if remove:
+            self.path.unlink(missing_ok=True)
+
+
+Progress = Callable[[str, Tally], None]
+
+
+class Runner:
+    """Draws and judges one suite on one lane with one judge."""
+
+    def __init__(
+        self,
+        suite: Suite,
+        skill_text: str | None,
+        lane: Lane,
+        judge: Lane,
+        options: RunOptions,
+        *,
+        progress: Progress | None = None,
+        log_answer: Callable[[str, str, int, str], None] | None = None,
+    ) -> None:
+        self.suite, self.skill_text, self.lane, self.judge, self.options = suite, skill_text, lane, judge, options
+        self.results: list[dict[str, dict[int, DrawResult]]] = [{a: {} for a in ARMS} for _ in suite.cases]
+        self.tally = Tally()
+        self._progress = progress or (lambda _event, _tally: None)
+        self._log_answer = log_answer
+        self._outstanding: dict[int, int] = {}
+        self._pending: dict[tuple[int, str, int], _Pending] = {}
+        #: Why each case stopped drawing: the stopping rule's last word.
+        self.stop_reasons: dict[int, str] = {}
+
+    # -- calls (worker threads) -------------------------------------------------------------------
+    def _generate(self, case: SuiteCase, arm: str, index: int) -> Generation:
+        request = GenerationRequest(
+            prompt=case.prompt,
+            system=self.skill_text if arm == "with_skill" else None,
+            model=self.options.model,
+            max_tokens=self.options.max_tokens,
+            purpose="answer",
+            case_id=case.id,
+            arm=arm,
+            draw_index=index,
+        )
+        return self.lane.generate(request)
+
+    def _judge_call(self, case: SuiteCase, arm: str, index: int, sample: int, answer: str) -> Generation:
+        request = GenerationRequest(
+            prompt=judge_prompt(case, answer),
+            model=self.options.judge_model,
+            max_tokens=self.options.judge_max_tokens,
+            purpose="judge",
+            case_id=case.id,
+            arm=arm,
+            draw_index=index,
+            sample_index=sample,
+        )
+        return self.judge.generate(request)
+
+    # -- the event loop (main thread) --------------------------------------------------------------
+    def run(self, journal: Journal | None = None, *, resume: bool = False) -> None:
+        """Draw and judge every case until the stopping rule settles it or its arms reach ``max_draws``."""
+        if journal is not None:
+            if resume:
+                self._restore(journal.load())
+            journal.open(fresh=not resume)
+        pool = ThreadPoolExecutor(max_workers=self.options.concurrency, thread_name_prefix="driftproof")
+        futures: dict[Future[Generation], tuple[str, Any]] = {}
+        try:
+            for ci in range(len(self.suite.cases)):
+                self._next_round(pool, futures, ci)
+            while futures:
+                done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+                for future in done:
+                    kind, key = futures.pop(future)
+                    gen = future.result()
+                    self._count(gen)
+                    if kind == "answer":
+                        self._on_answer(pool, futures, key, gen, journal)
+                    else:
+                        self._on_sample(pool, futures, key, gen, journal)
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+            if journal is not None:
+                journal.close()
+            done_draws = sum(len(r[a]) for r in self.results for a in ARMS)
+            where = f" in {journal.path}" if journal is not None else ""
+            raise RunInterrupted(
+                f"interrupted: {done_draws} finished draws are kept{where}; add --resume to finish the run"
+            ) from None
+        pool.shutdown(wait=True)
+        if journal is not None:
+            journal.close()
+
+    def _count(self, gen: Generation) -> None:
+        self.tally.logical_calls += 1
+        self.tally.endpoint_attempts += gen.attempts
+        self._progress("call", self.tally)
+
+    def _restore(self, entries: list[dict[str, Any]]) -> None:
+        ids = {c.id: i for i, c in enumerate(self.suite.cases)}
+        for e in entries:
+            ci = ids.get(e.get("case", ""))
+            if ci is None or e.get("arm") not in ARMS:
+                continue
+            draw = Draw.model_validate(e["draw"])
+            self.results[ci][e["arm"]][draw.index] = DrawResult(
+                draw, e.get("answer"), list(e.get("judge_replies", [])), bool(e.get("judged"))
+            )
+
+    def _made(self, ci: int, arm: str) -> int:
+        return len(self.results[ci][arm])
+
+    def _next_round(
+        self, pool: ThreadPoolExecutor, futures: dict[Future[Generation], tuple[str, Any]], ci: int
+    ) -> None:
+        measured = {
+            arm: [r.draw.score for r in self.results[ci][arm].values() if r.draw.score is not None] for arm in ARMS
+        }
+        lost = {arm: sum(1 for r in self.results[ci][arm].values() if r.draw.score is None) for arm in ARMS}
+        decision = more_draws(
+            self.options.rule,
+            measured["with_skill"],
+            measured["baseline"],
+            lost_with=lost["with_skill"],
+            lost_baseline=lost["baseline"],
+        )
+        case = self.suite.cases[ci]
+        self._outstanding[ci] = 0
+        for arm, add in (("with_skill", decision.add_with), ("baseline", decision.add_baseline)):
+            start = max(self.results[ci][arm], default=-1) + 1
+            for index in range(start, start + add):
+                futures[pool.submit(self._generate, case, arm, index)] = ("answer", (ci, arm, index))
+                self._outstanding[ci] += 1
+        self.stop_reasons[ci] = decision.reason
+
+    def _on_answer(
+        self,
+        pool: ThreadPoolExecutor,
+        futures: dict[Future[Generation], tuple[str, Any]],
+        key: tuple[int, str, int],
+        gen: Generation,
+        journal: Journal | None,
+    ) -> None:
+        ci, arm, index = key
+        case = self.suite.cases[ci]
+        reason = gen.lost_reason or gen.error or ("timeout" if gen.timed_out else None)
+        answer = ""
+        if reason is None:
+            assessment = assess_draw(gen.text, None)
+            reason = assessment.reason if assessment.lost else None
+            answer = assessment.answer or ""
+        if self._log_answer is not None and gen.text:
+            self._log_answer(case.id, arm, index, gen.text)
+        if reason is not None:
+            draw = lost_draw(
+                index,
+                reason,
+                usage=gen.usage,
+                reported_model=gen.reported_model,
+                endpoint_attempts=gen.attempts,
+                captured_files=list(gen.captured_files) if gen.captured_files is not None else None,
+                skill_fired=gen.skill_fired,
+                side_calls=list(gen.side_calls) if gen.side_calls is not None else None,
+            )
+            self._finish(pool, futures, ci, arm, DrawResult(draw, gen.text or None, [], False), journal)
+            return
+        pending = _Pending(
+            ci, arm, index, gen, answer, [None] * self.options.judge_samples, [""] * self.options.judge_samples
+        )
+        self._pending[(ci, arm, index)] = pending
+        for sample in range(self.options.judge_samples):
+            future = pool.submit(self._judge_call, case, arm, index, sample, answer)
+            futures[future] = ("judge", (ci, arm, index, sample))
+
+    def _on_sample(
+        self,
+        pool: ThreadPoolExecutor,
+        futures: dict[Future[Generation], tuple[str, Any]],
+        key: tuple[int, str, int, int],
+        gen: Generation,
+        journal: Journal | None,
+    ) -> None:
+        ci, arm, index, sample = key
+        pending = self._pending[(ci, arm, index)]
+        pending.replies[sample] = gen.text
+        pending.samples[sample] = self._sample(self.suite.cases[ci], gen)
+        if any(s is None for s in pending.samples):
+            return
+        del self._pending[(ci, arm, index)]
+        g = pending.gen
+        samples = [s for s in pending.samples if s is not None]
+        draw = measured_draw(
+            index,
+            samples,
+            checks=run_checks(self.suite.cases[ci].checks, pending.answer),
+            usage=g.usage,
+            reported_model=g.reported_model,
+            answer_sha256=sha256_text(pending.answer),
+            served_model=g.served_model,
+            endpoint_attempts=g.attempts,
+            captured_files=list(g.captured_files) if g.captured_files is not None else None,
+            skill_fired=g.skill_fired,
+            side_calls=list(g.side_calls) if g.side_calls is not None else None,
+        )
+        self._finish(pool, futures, ci, arm, DrawResult(draw, pending.answer, pending.replies, True), journal)
+
+    @staticmethod
+    def _sample(case: SuiteCase, gen: Generation) -> JudgeSample:
+        if gen.error is not None or gen.timed_out:
+            return JudgeSample(
+                score=None,
+                valid=False,
+                invalid_reason=f"judge call failed: {gen.error or 'timeout'}",
+                reported_model=gen.reported_model,
+                serving_id=gen.serving_id,
+                score_text_sha256=sha256_text(gen.text) if gen.text else None,
+                usage=gen.usage,
+            )
+        parsed = parse_reply(case, gen.text)
+        return JudgeSample(
+            score=parsed.score,
+            valid=parsed.score is not None,
+            invalid_reason=parsed.invalid_reason,
+            reported_model=gen.reported_model,
+            serving_id=gen.serving_id,
+            score_text_sha256=sha256_text(gen.text),
+            usage=gen.usage,
+            criteria=list(parsed.criteria) if parsed.criteria is not None else None,
+        )
+
+    def _finish(
+        self,
+        pool: ThreadPoolExecutor,
+        futures: dict[Future[Generation], tuple[str, Any]],
+        ci: int,
+        arm: str,
+        result: DrawResult,
+        journal: Journal | None,
+    ) -> None:
+        self.results[ci][arm][result.draw.index] = result
+        if result.draw.score is None:
+            self.tally.lost += 1
+        if journal is not None:
+            journal.append(self.suite.cases[ci].id, arm, result)
+        self._progress("draw", self.tally)
+        self._outstanding[ci] -= 1
+        if self._outstanding[ci] == 0:
+            self._next_round(pool, futures, ci)
+
+
+def run_fingerprint(parts: dict[str, Any]) -> str:
+    """The fingerprint a journal carries: a content hash of what shapes the run."""
+    return content_hash(parts)

@@ -1,0 +1,48 @@
+"""What ``driftproof run`` prints at the end: the status first, then where the receipt went."""
+
+from __future__ import annotations
+
+from driftproof.core.reading import read_receipt
+from driftproof.core.words import CaseVerdict
+from driftproof.render import signed
+from driftproof.run_suite import RunOutcome
+
+
+def print_run_summary(outcome: RunOutcome) -> None:
+    """The closing lines of a run, as the terminal mockup has them."""
+    receipt, reading = outcome.receipt, read_receipt(outcome.receipt)
+    lane, judge = receipt.run.lane, receipt.judge
+    judge_text = f" · judge {judge.provider}/{judge.model_requested}" if judge else ""
+    head = f"{receipt.suite.name} · {lane.provider}/{lane.model_requested} ({lane.surface})"
+    print(f"{head}{judge_text} · {len(receipt.cases)} cases")
+    spread = f" (±{reading.lift_spread:.2f} across cases)" if reading.lift_spread is not None else ""
+    per_1k = f"   {signed(reading.lift_per_1k)} per 1k skill tokens" if reading.lift_per_1k is not None else ""
+    print(f"status  {reading.status}   lift {signed(reading.lift)}{spread}{per_1k}")
+    if reading.no_verdict_reason:
+        print(f"        {reading.no_verdict_reason}; the lift is context only")
+    else:
+        counts = {v: sum(1 for c in reading.cases if c.verdict == v) for v in CaseVerdict}
+        parts = [f"{n} {v.value.replace('_', ' ')}" for v, n in counts.items() if n]
+        needed = [c.comparison.draws_needed for c in reading.cases if c.verdict == CaseVerdict.UNDERPOWERED]
+        known = [n for n in needed if n is not None]
+        tail = f" ({max(known)} draws per arm needed)" if known else ""
+        print("        " + " · ".join(parts) + tail)
+    print(f"receipt {outcome.path}  ({receipt.verification}, seal {receipt.seal.sha256[:12]})")
+    print(f"next    driftproof view {outcome.path}   ·   driftproof diff <main receipt> {outcome.path}")
+
+
+def print_quick(outcome: RunOutcome) -> None:
+    """The smoke run's one case: its answers with and without the skill, side by side."""
+    case = outcome.suite.cases[0]
+    results = outcome.runner.results[0]
+    print(f"Smoke run, no verdict · case {case.id}: answers with the skill and without it\n")
+    for index in sorted(set(results["with_skill"]) | set(results["baseline"])):
+        for arm in ("with_skill", "baseline"):
+            r = results[arm].get(index)
+            if r is None:
+                continue
+            head = f"--- draw {index + 1}, {arm.replace('_', ' ')}"
+            score = f" (score {r.draw.score:.2f})" if r.draw.score is not None else f" (lost: {r.draw.lost_reason})"
+            print(head + score)
+            print((r.answer or "").rstrip() or "(no answer)")
+        print()
