@@ -105,7 +105,7 @@ class RetryPolicy:
         """
         if retry_after_s is not None and retry_after_s >= 0:
             return min(retry_after_s, self.max_retry_after_s)
-        base = min(self.base_delay_s * 2 ** (attempt - 1), self.max_delay_s)
+        base = min(self.base_delay_s * 2.0 ** (attempt - 1), self.max_delay_s)
         jitter: float = (rng or random).random()
         return base * (0.75 + 0.25 * jitter)
 
