@@ -281,8 +281,8 @@ class Runner:
         ci, arm, index = key
         case = self.suite.cases[ci]
         reason = gen.lost_reason or gen.error or ("timeout" if gen.timed_out else None)
-        answer = ""
-        if reason is None:
+        answer = gen.text
+        if reason is None and not gen.assessed:
             assessment = assess_draw(gen.text, None)
             reason = assessment.reason if assessment.lost else None
             answer = assessment.answer or ""

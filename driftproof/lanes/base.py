@@ -53,6 +53,9 @@ class Generation:
     skill_fired: bool | None = None
     side_calls: tuple[SideCall, ...] | None = None
     lost_reason: str | None = None
+    #: True when the lane already applied the capture rules (``files`` capture on a CLI surface):
+    #: ``text`` is then the graded answer and the runner does not classify the reply again.
+    assessed: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
