@@ -120,7 +120,7 @@ def test_interrupt_leaves_a_journal_and_resume_finishes_without_redrawing(
     lanes: list[StubLane] = []
 
     def interrupting(req: RunRequest) -> Any:
-        lane, judge, model = real(req)
+        _lane, judge, model = real(req)
         lanes.append(Interrupting(script, at=9))
         return lanes[-1], judge, model
 

@@ -63,7 +63,8 @@ def test_criteria_weighted_total_computed_in_code() -> None:
     [
         ('{"criteria": [{"id": "subject", "met": true, "reason": "ok"}]}', "misses criteria: why"),
         (
-            '{"criteria": [{"id": "subject", "met": true, "reason": "..."}, {"id": "why", "met": true, "reason": "b"}]}',
+            '{"criteria": [{"id": "subject", "met": true, "reason": "..."},'
+            ' {"id": "why", "met": true, "reason": "b"}]}',
             "no letter or digit",
         ),
         (
@@ -71,7 +72,8 @@ def test_criteria_weighted_total_computed_in_code() -> None:
             "boolean met",
         ),
         (
-            '{"criteria": [{"id": "subject", "met": true, "reason": "a"}, {"id": "subject", "met": true, "reason": "b"}]}',
+            '{"criteria": [{"id": "subject", "met": true, "reason": "a"},'
+            ' {"id": "subject", "met": true, "reason": "b"}]}',
             "decided twice",
         ),
         (
