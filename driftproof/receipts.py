@@ -40,10 +40,20 @@ def _first_error(version: str, doc: dict[str, Any]) -> str | None:
     return None
 
 
+class _NonFinite(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NonFinite(name)
+
+
 def parse_document(raw: bytes, source: str) -> dict[str, Any]:
     """Parse receipt bytes into a JSON object, or raise a one-line ``ReceiptError``."""
     try:
-        doc = json.loads(raw.decode("utf-8"))
+        doc = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except _NonFinite as exc:
+        raise ReceiptError(f"{source}: {exc} is not a JSON number; a receipt holds finite numbers only") from None
     except UnicodeDecodeError:
         raise ReceiptError(f"{source}: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
@@ -67,7 +77,14 @@ def check_document(doc: dict[str, Any], source: str) -> None:
     error = _first_error(version, doc)
     if error is not None:
         raise ReceiptError(f"{source}: schema {version}: {error}")
-    seal = check_seal(doc)
+    ids = [c.get("id") for c in doc.get("cases", []) if isinstance(c, dict)]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1}) if len(set(ids)) != len(ids) else []
+    if duplicates:
+        raise ReceiptError(f"{source}: cases: case id {duplicates[0]!r} appears more than once")
+    try:
+        seal = check_seal(doc)
+    except UnicodeEncodeError:
+        raise ReceiptError(f"{source}: a string holds a lone surrogate (not valid Unicode text)") from None
     if not seal.ok:
         raise ReceiptError(f"{source}: seal mismatch: recorded {seal.expected}, content gives {seal.actual}")
 

@@ -27,5 +27,8 @@ def schema_file(version: str) -> Path:
 
 def known_schema_versions() -> list[str]:
     """Every schema version this installation can read, oldest first."""
-    names = sorted(p.name for p in data_dir("schemas").glob("receipt-*.schema.json"))
-    return [n.removeprefix("receipt-").removesuffix(".schema.json") for n in names]
+    names = [
+        p.name.removeprefix("receipt-").removesuffix(".schema.json")
+        for p in data_dir("schemas").glob("receipt-*.schema.json")
+    ]
+    return sorted(names, key=lambda v: tuple(int(x) if x.isdigit() else 0 for x in v.split(".")))

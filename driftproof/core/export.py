@@ -36,7 +36,7 @@ def arm_json(arm: ArmSummary) -> dict[str, Any]:
 
 def _draws_needed(case: CaseReading | DiffCase) -> tuple[int | None, str | None]:
     cmp = case.comparison
-    if cmp.verdict != CaseVerdict.UNDERPOWERED:
+    if case.verdict != CaseVerdict.UNDERPOWERED:  # withheld with the verdict when a side has none
         return None, None
     return cmp.draws_needed, cmp.draws_needed_reason
 

@@ -153,7 +153,8 @@ def judge_status(
         return StatusReading(Status.REGRESSED, f"{_cases(down)} separated downward", None)
     if up:
         return StatusReading(Status.PASSING, f"{_cases(up)} separated upward, none downward", None)
-    if CaseVerdict.UNDERPOWERED in verdicts:
+    if CaseVerdict.UNDERPOWERED in verdicts or CaseVerdict.INCONCLUSIVE in verdicts:
+        # an inconclusive case separated on its measured draws; only its lost draws stopped the call
         return StatusReading(Status.UNDERPOWERED, NOT_ENOUGH_DRAWS, None)
     quiet = [i for i, v in enumerate(verdicts) if v == CaseVerdict.NO_SEPARATION]
     usable = [i for i, c in enumerate(comparisons) if c.new.mean is not None and c.ref.mean is not None]

@@ -120,3 +120,37 @@ def test_help_is_fast_and_imports_no_sdk() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert time.perf_counter() - start < 5  # generous wall bound; the figure is in benchmarks/
     assert done.stderr.startswith("[]"), done.stderr
+
+
+def test_non_finite_numbers_and_lone_surrogates_are_refused_in_one_line(tmp_path: Path) -> None:
+    from driftproof.errors import ReceiptError
+
+    good = receipt_json(receipt({"a": UP}))
+    nan = tmp_path / "nan.json"
+    nan.write_text(good.replace('"sampling": {}', '"sampling": {"x": NaN}', 1), encoding="utf-8")
+    with pytest.raises(ReceiptError, match="NaN is not a JSON number"):
+        load_receipt(nan)
+    lone = tmp_path / "lone.json"
+    lone.write_text(good.replace('"name": "fixture"', '"name": "\\ud800"', 1), encoding="utf-8")
+    with pytest.raises(ReceiptError, match="lone surrogate"):
+        load_receipt(lone)
+
+
+def test_duplicate_case_ids_are_refused(tmp_path: Path) -> None:
+    from driftproof.core.seal import sealed
+    from driftproof.errors import ReceiptError
+
+    doc = json.loads(receipt_json(receipt({"a": UP, "b": UP})))
+    doc["cases"][1]["id"] = "a"
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps(sealed(doc)), encoding="utf-8")
+    with pytest.raises(ReceiptError, match="case id 'a' appears more than once"):
+        load_receipt(path)
+
+
+def test_inconclusive_only_receipt_reads_underpowered() -> None:
+    from driftproof.core.reading import read_receipt
+
+    r = read_receipt(receipt({"a": ([0.8, 0.8, 0.9, 0.9, None], [0.2, 0.3, 0.3, 0.2])}))
+    assert r.cases[0].verdict == "inconclusive"
+    assert r.status == "underpowered" and r.status_reason == "Not enough draws to conclude at this effect floor."
