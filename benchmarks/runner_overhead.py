@@ -1,0 +1,94 @@
+"""Runner overhead: at least 2,000 calls at concurrency 16 against a loopback server with a fixed delay.
+
+Reports wall time against the ideal ``calls x delay / concurrency`` (target within 1.15x) and the
+runner process's own CPU per call (target under 2 ms), once through the real anthropic SDK lane and
+once on the stub lane (runner alone, no SDK, no HTTP). The server runs in a separate process so its CPU
+is not counted. Run: ``.venv/bin/python benchmarks/runner_overhead.py [--delay 0.05] [--cases 56]``.
+Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SERVER = r"""
+import sys, time, json
+sys.path.insert(0, sys.argv[1])
+from tests.support.fake_llm_server import FakeLLMServer
+from tests.support.fake_llm_script import FakeReply, json_text_reply
+
+def responder(req):
+    if "<<<ANSWER" in req.prompt_text:
+        return json_text_reply({"score": 0.8, "reason": "fine"}, model="claude-haiku-4-5-20251001")
+    return FakeReply(text="feat: an answer")
+
+with FakeLLMServer(responder, delay_s=float(sys.argv[2])) as server:
+    print(server.base_url, flush=True)
+    sys.stdin.read()
+"""
+
+
+def run(provider: str, suite: Path, concurrency: int, env: dict[str, str]) -> tuple[float, float, int]:
+    from driftproof.run_suite import RunRequest, run_suite
+
+    request = RunRequest(
+        suite=suite,
+        provider=provider,
+        judge_provider=provider,
+        draws=3,
+        max_draws=3,
+        judge_samples=5,
+        concurrency=concurrency,
+        out=suite.parent / f"{provider}.json",
+        environ=env,
+    )
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    with open(os.devnull, "w") as sink:
+        outcome = run_suite(request, progress_stream=sink)
+    return time.perf_counter() - wall0, time.process_time() - cpu0, outcome.receipt.run.logical_calls or 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--delay", type=float, default=0.05, help="server delay per call, seconds")
+    parser.add_argument("--cases", type=int, default=56, help="cases; each makes 2 x 3 x (1 + 5) = 36 calls")
+    parser.add_argument("--concurrency", type=int, default=16)
+    args = parser.parse_args()
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(ROOT), str(args.delay)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdout is not None
+    base_url = server.stdout.readline().strip()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            suite = Path(tmp) / "suite.yaml"
+            cases = [{"id": f"c{i}", "prompt": f"task {i}", "rubric": "good"} for i in range(args.cases)]
+            suite.write_text(yaml.safe_dump({"name": "bench", "cases": cases}), encoding="utf-8")
+            env = {"ANTHROPIC_API_KEY": "bench-key", "ANTHROPIC_BASE_URL": base_url, "PATH": os.environ.get("PATH", "")}
+            print(f"{args.cases} cases, 3 draws per arm, 5 judge samples, concurrency {args.concurrency}")
+            print("| lane | calls | wall s | ideal s | wall / ideal | runner CPU ms per call |")
+            print("|---|---|---|---|---|---|")
+            for provider in ("anthropic", "stub"):
+                wall, cpu, calls = run(provider, suite, args.concurrency, env)
+                ideal = calls * args.delay / args.concurrency if provider != "stub" else 0.0
+                ratio = f"{wall / ideal:.3f}" if ideal else "–"
+                print(f"| {provider} | {calls} | {wall:.2f} | {ideal:.2f} | {ratio} | {cpu / calls * 1000:.2f} |")
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
