@@ -77,10 +77,12 @@ def check_document(doc: dict[str, Any], source: str) -> None:
     error = _first_error(version, doc)
     if error is not None:
         raise ReceiptError(f"{source}: schema {version}: {error}")
-    ids = [c.get("id") for c in doc.get("cases", []) if isinstance(c, dict)]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1}) if len(set(ids)) != len(ids) else []
-    if duplicates:
-        raise ReceiptError(f"{source}: cases: case id {duplicates[0]!r} appears more than once")
+    seen: set[str] = set()
+    for case in doc.get("cases", []):
+        case_id = str(case.get("id"))
+        if case_id in seen:
+            raise ReceiptError(f"{source}: cases: case id {case_id!r} appears more than once")
+        seen.add(case_id)
     try:
         seal = check_seal(doc)
     except UnicodeEncodeError:

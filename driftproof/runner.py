@@ -8,6 +8,7 @@ Ctrl-C leaves the journal (every finished draw) and no receipt; ``--resume`` fin
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -162,6 +163,7 @@ class Runner:
         self._progress = progress or (lambda _event, _tally: None)
         self._log_answer = log_answer
         self._outstanding: dict[int, int] = {}
+        self._seq = itertools.count()
         self._pending: dict[tuple[int, str, int], _Pending] = {}
         #: Why each case stopped drawing: the stopping rule's last word.
         self.stop_reasons: dict[int, str] = {}
@@ -201,14 +203,14 @@ class Runner:
                 self._restore(journal.load())
             journal.open(fresh=not resume)
         pool = ThreadPoolExecutor(max_workers=self.options.concurrency, thread_name_prefix="driftproof")
-        futures: dict[Future[Generation], tuple[str, Any]] = {}
+        futures: dict[Future[Generation], tuple[str, Any, int]] = {}
         try:
             for ci in range(len(self.suite.cases)):
                 self._next_round(pool, futures, ci)
             while futures:
                 done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
-                for future in done:
-                    kind, key = futures.pop(future)
+                for future in sorted(done, key=lambda f: futures[f][2]):  # in submission order
+                    kind, key, _seq = futures.pop(future)
                     gen = future.result()
                     self._count(gen)
                     if kind == "answer":
@@ -248,7 +250,7 @@ class Runner:
         return len(self.results[ci][arm])
 
     def _next_round(
-        self, pool: ThreadPoolExecutor, futures: dict[Future[Generation], tuple[str, Any]], ci: int
+        self, pool: ThreadPoolExecutor, futures: dict[Future[Generation], tuple[str, Any, int]], ci: int
     ) -> None:
         measured = {
             arm: [r.draw.score for r in self.results[ci][arm].values() if r.draw.score is not None] for arm in ARMS
@@ -266,14 +268,14 @@ class Runner:
         for arm, add in (("with_skill", decision.add_with), ("baseline", decision.add_baseline)):
             start = max(self.results[ci][arm], default=-1) + 1
             for index in range(start, start + add):
-                futures[pool.submit(self._generate, case, arm, index)] = ("answer", (ci, arm, index))
+                futures[pool.submit(self._generate, case, arm, index)] = ("answer", (ci, arm, index), next(self._seq))
                 self._outstanding[ci] += 1
         self.stop_reasons[ci] = decision.reason
 
     def _on_answer(
         self,
         pool: ThreadPoolExecutor,
-        futures: dict[Future[Generation], tuple[str, Any]],
+        futures: dict[Future[Generation], tuple[str, Any, int]],
         key: tuple[int, str, int],
         gen: Generation,
         journal: Journal | None,
@@ -307,12 +309,12 @@ class Runner:
         self._pending[(ci, arm, index)] = pending
         for sample in range(self.options.judge_samples):
             future = pool.submit(self._judge_call, case, arm, index, sample, answer)
-            futures[future] = ("judge", (ci, arm, index, sample))
+            futures[future] = ("judge", (ci, arm, index, sample), next(self._seq))
 
     def _on_sample(
         self,
         pool: ThreadPoolExecutor,
-        futures: dict[Future[Generation], tuple[str, Any]],
+        futures: dict[Future[Generation], tuple[str, Any, int]],
         key: tuple[int, str, int, int],
         gen: Generation,
         journal: Journal | None,
@@ -368,7 +370,7 @@ class Runner:
     def _finish(
         self,
         pool: ThreadPoolExecutor,
-        futures: dict[Future[Generation], tuple[str, Any]],
+        futures: dict[Future[Generation], tuple[str, Any, int]],
         ci: int,
         arm: str,
         result: DrawResult,

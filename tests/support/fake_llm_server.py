@@ -80,9 +80,17 @@ class FakeLLMServer:
 
     ``delay_s`` is added before every scripted or responder reply (a fixed per-request latency).
     ``require_auth=False`` accepts requests without an API key header.
+    ``port`` fixes the port (0, the default, takes a free one), e.g. to record cassettes whose URIs name it.
     """
 
-    def __init__(self, responder: Responder | None = None, *, delay_s: float = 0.0, require_auth: bool = True) -> None:
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        delay_s: float = 0.0,
+        require_auth: bool = True,
+        port: int = 0,
+    ) -> None:
         self.responder: Responder = responder or echo_responder
         self.delay_s = delay_s
         self.require_auth = require_auth
@@ -94,7 +102,7 @@ class FakeLLMServer:
         self._closing = threading.Event()
         self._connections: set[socket.socket] = set()
         self._handler_threads: set[threading.Thread] = set()
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.owner = self
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,

@@ -1,0 +1,161 @@
+"""What the two API lanes share: reading the environment, keeping keys out of text, wording failures.
+
+Pure helpers, no SDK: each lane maps its own SDK's exceptions onto `status_failure`,
+`timeout_failure` and `connection_failure`, so both lanes retry and word failures the same way.
+
+>>> status_failure(429, {"retry-after": "0"}, "429 rate_limit_error: slow down")
+AttemptFailure(retryable=True, reason='429 rate_limit_error: slow down', retry_after_s=0.0, timed_out=False)
+>>> status_failure(400, {}, "400 invalid_request_error: bad").retryable
+False
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from urllib.parse import urlsplit
+
+from driftproof.lanes.base import RETRYABLE_STATUS, AttemptFailure, parse_retry_after
+
+REDACTED = "[REDACTED]"
+MAX_MESSAGE_CHARS = 300
+"""An error message from the endpoint is cut to this many characters in a failure reason."""
+
+_KEY_SHAPES = re.compile(
+    r"(?i)\bsk-[a-z0-9][a-z0-9_\-]{6,}"  # sk-ant-..., sk-proj-..., sk-...
+    r"|(?<=bearer )[a-z0-9._~+/=\-]{4,}"  # whatever follows "Bearer "
+    r"|(?<=x-api-key: )\S{4,}"
+)
+
+
+class SentMaxTokens:
+    """The output-token limits a lane actually sent, so that ``sampling()`` reports them and not a wish.
+
+    ``ceiling`` is the lane's own ``max_tokens``: a request may ask for less (the judge's smaller budget),
+    never more. Thread-safe: the runner calls one lane from several workers.
+
+    >>> sent = SentMaxTokens(2048)
+    >>> sent.recorded(), sent.take(1024), sent.take(4096), sent.recorded()
+    (2048, 1024, 2048, [1024, 2048])
+    """
+
+    def __init__(self, ceiling: int) -> None:
+        self.ceiling = ceiling
+        self._sent: set[int] = set()
+        self._lock = threading.Lock()
+
+    def take(self, requested: int) -> int:
+        """The limit to send for a request asking ``requested``, remembered."""
+        value = min(requested, self.ceiling)
+        with self._lock:
+            self._sent.add(value)
+        return value
+
+    def recorded(self) -> int | list[int]:
+        """The one limit sent, the sorted limits when they differed, or the ceiling before any call."""
+        with self._lock:
+            sent = sorted(self._sent)
+        if not sent:
+            return self.ceiling
+        return sent[0] if len(sent) == 1 else sent
+
+
+def env_value(environ: Mapping[str, str], name: str) -> str | None:
+    """The variable's value without surrounding whitespace; ``None`` when unset or blank.
+
+    >>> env_value({"A": " k \\n", "B": "  "}, "A"), env_value({"B": "  "}, "B"), env_value({}, "C")
+    ('k', None, None)
+    """
+    value = environ.get(name)
+    if value is None:
+        return None
+    return value.strip() or None
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every secret value, and anything shaped like an API key, replaced by ``[REDACTED]``.
+
+    >>> redact("bad key sk-ant-api03-abcdefgh for Bearer tok-123", ())
+    'bad key [REDACTED] for Bearer [REDACTED]'
+    >>> redact("the key was hunter22", ["hunter22"])
+    'the key was [REDACTED]'
+    """
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return _KEY_SHAPES.sub(REDACTED, text)
+
+
+def one_line(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``message`` on one line, whitespace collapsed, cut to ``limit`` characters with an ellipsis.
+
+    >>> one_line("a\\n  b"), one_line("x" * 10, limit=4)
+    ('a b', 'xxx…')
+    """
+    flat = " ".join(message.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def status_reason(status: int, error_type: str | None, message: str | None) -> str:
+    """``<status> <error type>: <message>``, as a lost draw's reason shows it.
+
+    >>> status_reason(529, "overloaded_error", "Overloaded")
+    '529 overloaded_error: Overloaded'
+    >>> status_reason(502, None, None)
+    '502 error: (no message)'
+    """
+    return f"{status} {error_type or 'error'}: {one_line(message or '(no message)')}"
+
+
+def status_failure(status: int, headers: Mapping[str, str], reason: str, *, final: bool = False) -> AttemptFailure:
+    """Classify an HTTP error status the way both SDKs would, with their own retries off.
+
+    Retryable: 408, 409, 429 and every 5xx (529 overloaded included). A server's ``x-should-retry``
+    header overrides the status, as it does in both SDKs. ``final`` (a spend limit) is never retried.
+    The wait comes from ``retry-after-ms`` / ``retry-after`` when the response carries one.
+    """
+    should_retry = {k.lower(): v for k, v in headers.items()}.get("x-should-retry", "").strip().lower()
+    if final:
+        retryable = False
+    elif should_retry in ("true", "false"):
+        retryable = should_retry == "true"
+    else:
+        retryable = status in RETRYABLE_STATUS or status >= 500
+    return AttemptFailure(retryable=retryable, reason=reason, retry_after_s=parse_retry_after(headers))
+
+
+def timeout_failure(timeout_s: float) -> AttemptFailure:
+    """A request that got no complete answer within the lane's timeout: retryable, ``timed_out``."""
+    return AttemptFailure(retryable=True, reason=f"timed out after {timeout_s:g}s", timed_out=True)
+
+
+def connection_failure(detail: str) -> AttemptFailure:
+    """The endpoint could not be reached or hung up: retryable."""
+    return AttemptFailure(retryable=True, reason=f"connection error: {one_line(detail)}")
+
+
+def is_loopback_url(url: str) -> bool:
+    """Whether ``url`` points at this machine (``localhost``, ``127.0.0.0/8``, ``::1``).
+
+    >>> is_loopback_url("http://localhost:11434/v1"), is_loopback_url("http://127.0.0.1:8000/v1")
+    (True, True)
+    >>> is_loopback_url("http://[::1]:8080/v1"), is_loopback_url("https://api.openai.com/v1")
+    (True, False)
+    """
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def same_url(a: str, b: str) -> bool:
+    """Whether two base URLs name the same endpoint, ignoring a trailing slash and the scheme/host case.
+
+    >>> same_url("https://API.anthropic.com/", "https://api.anthropic.com")
+    True
+    """
+    return a.rstrip("/").lower() == b.rstrip("/").lower()

@@ -1,0 +1,199 @@
+"""The Anthropic Messages API lane (provider ``anthropic``, surface ``api``), through the ``anthropic`` SDK.
+
+One ``messages.create`` per attempt, the SDK's own retries off (``max_retries=0``): `with_retries` counts
+and retries every attempt, honouring ``retry-after`` from the error response. The SDK pins
+``anthropic-version: 2026-10-21``, which refuses ``temperature``/``top_p``/``top_k``, so none is sent and
+`AnthropicApiLane.sampling` records only ``max_tokens`` and that version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from driftproof.core.models import Usage
+from driftproof.errors import LaneError
+from driftproof.lanes._api_common import (
+    SentMaxTokens,
+    connection_failure,
+    env_value,
+    one_line,
+    redact,
+    same_url,
+    status_failure,
+    status_reason,
+    timeout_failure,
+)
+from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, Lane, RetryPolicy, with_retries
+
+if TYPE_CHECKING:
+    import anthropic
+    from anthropic.types import Message
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+"""The answering model when none is requested: the current Sonnet, the middle of the family."""
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+SPEND_LIMIT_CODES = frozenset({"enforced_spend_limit_reached", "contract_spend_limit_reached"})
+"""``error.details.error_code`` values of a 429 that waiting does not cure."""
+KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+DEFAULT_POLICY = RetryPolicy()
+
+
+class AnthropicApiLane(Lane):
+    """Answers through the Anthropic Messages API: the skill as ``system``, the prompt as the one user turn.
+
+    Credentials and endpoint come from the SDK's own environment handling (``ANTHROPIC_API_KEY``, then
+    ``ANTHROPIC_AUTH_TOKEN``, both sent as ``Authorization: Bearer``; ``ANTHROPIC_BASE_URL``), unless
+    ``base_url`` is given. ``environ``, when given, replaces ``os.environ`` for those three variables.
+    ``max_tokens`` is a ceiling: each call sends ``min(request.max_tokens, max_tokens)``, and `sampling`
+    reports the limits actually sent. Raises `LaneError` when the SDK is missing or no key is set.
+    """
+
+    provider = "anthropic"
+    surface: Literal["api", "cli", "none"] = "api"
+
+    def __init__(
+        self,
+        model: str | None,
+        *,
+        base_url: str | None = None,
+        timeout_s: float = 120.0,
+        policy: RetryPolicy = DEFAULT_POLICY,
+        max_tokens: int = 2048,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        try:
+            import anthropic
+        except ImportError:
+            raise LaneError("the anthropic lane needs the anthropic package: pip install anthropic") from None
+        self._model = model
+        self._timeout_s = timeout_s
+        self._policy = policy
+        self._max_tokens = SentMaxTokens(max_tokens)
+        self._client: anthropic.Anthropic = _make_client(anthropic, base_url, timeout_s, environ)
+        self._secrets = tuple(s for s in (self._client.api_key, self._client.auth_token) if s)
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        """One Messages call (retried per the policy); a failure comes back with ``error`` set, never raised."""
+        max_tokens = self._max_tokens.take(request.max_tokens)
+        return with_retries(lambda: self._attempt(request, max_tokens), self._classify, self._policy)
+
+    def sampling(self) -> dict[str, Any]:
+        """Exactly what is sent that shapes sampling: ``max_tokens`` and the pinned ``anthropic-version``.
+
+        ``max_tokens`` is the one limit sent, the sorted limits if calls differed, or the ceiling before any call.
+        """
+        return {"max_tokens": self._max_tokens.recorded(), "anthropic_version": self.api_version()}
+
+    def api_version(self) -> str | None:
+        """The ``anthropic-version`` header this client sends (pinned by the SDK: no sampling parameters)."""
+        version = self._client.default_headers.get("anthropic-version")
+        return version if isinstance(version, str) else None
+
+    def base_url(self) -> str | None:
+        """The endpoint when it is not ``https://api.anthropic.com`` (argument or ``ANTHROPIC_BASE_URL``)."""
+        url = str(self._client.base_url)
+        return None if same_url(url, DEFAULT_BASE_URL) else url.rstrip("/")
+
+    def default_model(self) -> str:
+        """The model asked for when neither the lane nor the request names one."""
+        return DEFAULT_MODEL
+
+    def close(self) -> None:
+        """Close the SDK's HTTP client."""
+        self._client.close()
+
+    # -- one attempt ------------------------------------------------------------------------------------
+
+    def _attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
+        from anthropic import omit
+        from anthropic.types import Message
+
+        raw = self._client.messages.with_raw_response.create(
+            model=request.model or self._model or DEFAULT_MODEL,
+            max_tokens=max_tokens,
+            messages=[{"role": "user", "content": request.prompt}],
+            system=request.system if request.system is not None else omit,
+        )
+        message = raw.parse()
+        if not isinstance(message, Message):
+            raise TypeError(f"expected a Message from messages.create, got {type(message).__name__}")
+        return _generation(message, raw.headers.get("request-id"))
+
+    def _classify(self, exc: BaseException) -> AttemptFailure:
+        import anthropic
+
+        if isinstance(exc, anthropic.APITimeoutError):
+            return timeout_failure(self._timeout_s)
+        if isinstance(exc, anthropic.APIConnectionError):
+            return connection_failure(self._redact(_connection_detail(exc)))
+        if isinstance(exc, anthropic.APIStatusError):
+            reason = self._redact(status_reason(exc.status_code, exc.type, exc.api_message or exc.message))
+            final = exc.status_code == 429 and exc.error_code in SPEND_LIMIT_CODES
+            return status_failure(exc.status_code, exc.response.headers, reason, final=final)
+        return AttemptFailure(retryable=False, reason=self._redact(f"{type(exc).__name__}: {one_line(str(exc))}"))
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+
+def _make_client(
+    sdk: Any, base_url: str | None, timeout_s: float, environ: Mapping[str, str] | None
+) -> anthropic.Anthropic:
+    """The SDK client with its retries off; raises `LaneError` when it has no credential."""
+    kwargs: dict[str, Any] = {"timeout": timeout_s, "max_retries": 0}
+    if environ is None:  # the SDK reads ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN / ANTHROPIC_BASE_URL itself
+        if base_url is not None:
+            kwargs["base_url"] = base_url
+    else:
+        api_key, auth_token = (env_value(environ, name) for name in KEY_VARIABLES)
+        if api_key is None and auth_token is None:
+            raise _no_key_error()
+        kwargs["api_key" if api_key is not None else "auth_token"] = api_key or auth_token
+        kwargs["base_url"] = base_url or env_value(environ, "ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+    try:
+        client: anthropic.Anthropic = sdk.Anthropic(**kwargs)
+    except sdk.AnthropicError as exc:  # a broken credentials profile, say; its message names no key
+        raise LaneError(f"the anthropic lane could not set up its client: {redact(str(exc), ())}") from None
+    if not (client.api_key or client.auth_token or client.credentials is not None):
+        client.close()
+        raise _no_key_error()
+    return client
+
+
+def _no_key_error() -> LaneError:
+    return LaneError(
+        "the anthropic lane found no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment"
+    )
+
+
+def _generation(message: Message, serving_id: str | None) -> Generation:
+    """The `Generation` of one successful reply; a refusal or a reply without text has text ``""``."""
+    from anthropic.types import TextBlock
+
+    text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
+    if message.stop_reason == "refusal":
+        text = ""
+    u = getattr(message, "usage", None)  # a gateway in front of the API may leave it out
+    usage = (
+        None
+        if u is None
+        else Usage(
+            input_tokens=u.input_tokens,
+            output_tokens=u.output_tokens,
+            cache_read_tokens=u.cache_read_input_tokens,
+            cache_write_tokens=u.cache_creation_input_tokens,
+        )
+    )
+    return Generation(
+        text=text,
+        reported_model=message.model or None,
+        serving_id=serving_id,
+        usage=usage,
+        extra={"stop_reason": message.stop_reason, "message_id": message.id},
+    )
+
+
+def _connection_detail(exc: BaseException) -> str:
+    cause = exc.__cause__
+    return f"{exc}" if cause is None else f"{exc} ({type(cause).__name__}: {cause})"

@@ -1,0 +1,285 @@
+"""The Codex lane (provider ``openai``, surface ``cli``): one ``codex exec --json`` per draw.
+
+Every draw runs in fresh directories with ``CODEX_HOME`` and ``HOME`` of its own, the user's config and
+rules ignored (``--ignore-user-config --ignore-rules``), no MCP server (``-c mcp_servers={}``) and approvals
+off (``-c approval_policy="never"``). ``text`` capture runs the read-only sandbox and turns off every feature
+that Codex's own feature list (``codex features list``, read once when the lane starts) names and that writes
+a file or runs code, the shell among them (`code_features`). ``files`` capture runs the workspace-write
+sandbox with the features as they are. The skill goes in as ``-c developer_instructions=...`` (a developer
+message ahead of the prompt), or, with ``discover``, as ``$CODEX_HOME/skills/<name>/SKILL.md``.
+
+With ``base_url`` (or ``OPENAI_BASE_URL``) the draw defines its own provider on that endpoint, Responses
+wire API over HTTPS (no WebSocket), key from ``CODEX_API_KEY``. ``OPENAI_API_KEY`` alone is passed as
+``CODEX_API_KEY`` too: ``codex exec`` sends only that one.
+
+Identity: no event of ``codex exec --json`` carries a model, so ``reported_model`` is the model Codex was
+configured with (the session file's ``turn_context.model``, else ``--model``), recorded as not reported by
+the server (``extra["model_source"]``); ``served_model`` stays empty.
+
+>>> code_features([("shell_tool", "stable", True), ("memories", "stable", False), ("js_repl", "removed", True),
+...                ("write_stdin_approval", "stable", True), ("unified_exec", "stable", True)])
+['shell_tool', 'unified_exec']
+>>> toml_string('say "hi"\\n')
+'"say \\\\"hi\\\\"\\\\n"'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from driftproof.core.models import Usage
+from driftproof.errors import LaneError
+from driftproof.lanes._api_common import one_line, redact
+from driftproof.lanes._cli_common import CliLane, DrawDirs, ProcessResult, tokens_estimate
+from driftproof.lanes.base import Generation, GenerationRequest
+
+CODE_FEATURE_WORDS = (
+    "shell",
+    "exec",
+    "code_mode",
+    "repl",
+    "patch",
+    "browser",
+    "computer_use",
+    "image_generation",
+    "hook",
+    "install",
+    "automation",
+    "daemon",
+    "dependencies",
+    "worktree",
+    "git_commit",
+    "plugin",
+    "apps",
+)
+"""A feature whose name holds one of these runs code, writes files, or brings tools of its own (plugins and
+apps load MCP servers). Only features that are on and not ``removed`` are turned off; approval switches stay."""
+PROVIDER_ID = "driftproof"
+NOT_TOOLS = frozenset({"agent_message", "reasoning", "error", "todo_list", "plan"})
+_FEATURE_ROW = re.compile(r"^(\S+)\s+(.+?)\s+(true|false)\s*$")
+_STATUS = re.compile(r"(?:last status:|unexpected status)\s+(\d{3})")
+
+
+def code_features(rows: Sequence[tuple[str, str, bool]]) -> list[str]:
+    """The features to turn off in ``text`` capture, from ``codex features list`` rows (name, stage, enabled)."""
+    return sorted(
+        name
+        for name, stage, enabled in rows
+        if enabled and stage != "removed" and "approval" not in name and any(w in name for w in CODE_FEATURE_WORDS)
+    )
+
+
+def parse_features(stdout: str) -> list[tuple[str, str, bool]]:
+    """``codex features list`` output as (name, stage, enabled) rows; other lines (warnings) are skipped.
+
+    >>> parse_features("shell_tool    stable   true\\nWARNING: x\\nmemories  under development  false\\n")
+    [('shell_tool', 'stable', True), ('memories', 'under development', False)]
+    """
+    rows = []
+    for line in stdout.splitlines():
+        match = _FEATURE_ROW.match(line.strip())
+        if match and not line.startswith("WARNING"):
+            rows.append((match.group(1), match.group(2), match.group(3) == "true"))
+    return rows
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string, for a ``-c key=value`` override."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch in "\n\t":
+            out.append("\\n" if ch == "\n" else "\\t")
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(ch)
+    return "".join([*out, '"'])
+
+
+class CodexCliLane(CliLane):
+    """Answers through Codex non-interactively (``codex exec --json``), one isolated process per draw."""
+
+    provider = "openai"
+    command = "codex"
+    harness_name = "codex"
+    install = "npm install -g @openai/codex"
+    version_pattern = r"^codex-cli (\S+)\s*$"
+    credentials = ("CODEX_API_KEY", "OPENAI_API_KEY")
+    base_url_variable = "OPENAI_BASE_URL"
+
+    def __init__(self, model: str | None, **kwargs: Any) -> None:
+        self._features: list[tuple[str, str, bool]] = []
+        super().__init__(model, **kwargs)
+
+    def _probe(self, dirs: DrawDirs, env: Mapping[str, str]) -> None:
+        """Read Codex's own feature list once; ``text`` capture turns off the ones that write or run code."""
+        result = self._processes.run([self._binary, "features", "list"], cwd=dirs.work, env=env, timeout_s=60.0)
+        self._features = parse_features(result.stdout)
+        if self._capture == "text" and (result.returncode != 0 or not self._features):
+            raise LaneError(
+                f"`codex features list` gave no feature list ({self._exit_reason(result)}): the text capture "
+                "cannot turn off the features that write files or run code, so the lane does not start"
+            )
+
+    def disabled_features(self) -> list[str]:
+        """What ``--disable`` turns off in this lane's capture mode (none in ``files`` capture)."""
+        return code_features(self._features) if self._capture == "text" else []
+
+    def _sandbox(self) -> str:
+        return "workspace-write" if self._capture == "files" else "read-only"
+
+    # -- the command line -------------------------------------------------------------------------------
+    def _extra_env(self, dirs: DrawDirs) -> dict[str, str]:
+        env = {"CODEX_HOME": str(dirs.home / ".codex")}
+        if not (self._environ.get("CODEX_API_KEY") or "").strip():
+            env["CODEX_API_KEY"] = self._secrets[0]
+        return env
+
+    def _skills_root(self, dirs: DrawDirs) -> Path:
+        return dirs.home / ".codex" / "skills"
+
+    def _argv(self, request: GenerationRequest, dirs: DrawDirs, model: str | None) -> list[str]:
+        argv = [self._binary, "exec", "--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules"]
+        argv += ["-C", str(dirs.work), "-s", self._sandbox()]
+        if model:
+            argv += ["-m", model]
+        argv += ["-c", 'approval_policy="never"', "-c", "mcp_servers={}"]
+        if request.system and self._delivery == "system_prompt":
+            argv += ["-c", f"developer_instructions={toml_string(request.system)}"]
+        if self._base_url:
+            provider = f"model_providers.{PROVIDER_ID}"
+            argv += ["-c", f"model_provider={toml_string(PROVIDER_ID)}"]
+            argv += ["-c", f"{provider}.name={toml_string(PROVIDER_ID)}"]
+            argv += ["-c", f"{provider}.base_url={toml_string(self._base_url)}"]
+            argv += ["-c", f'{provider}.env_key="CODEX_API_KEY"', "-c", f'{provider}.wire_api="responses"']
+            argv += ["-c", f"{provider}.supports_websockets=false"]
+        for name in self.disabled_features():
+            argv += ["--disable", name]
+        return [*argv, "--", request.prompt]
+
+    def sampling(self) -> dict[str, Any]:
+        """Exactly what each draw passes that shapes the answer."""
+        return {
+            "harness": self.harness_name,
+            "model": self._model,
+            "sandbox": self._sandbox(),
+            "approval_policy": "never",
+            "mcp_servers": {},
+            "disabled_features": self.disabled_features(),
+            "provider": PROVIDER_ID if self._base_url else "default",
+            "capture": self._capture,
+            "delivery": self._delivery,
+            "skill_via": "developer_instructions" if self._delivery == "system_prompt" else "CODEX_HOME/skills",
+        }
+
+    # -- reading what it printed ------------------------------------------------------------------------
+    def _read(
+        self, result: ProcessResult, request: GenerationRequest, dirs: DrawDirs, model: str | None, skill: str | None
+    ) -> Generation:
+        events = _json_lines(result.stdout)
+        items = [e["item"] for e in events if e.get("type") == "item.completed" and isinstance(e.get("item"), dict)]
+        messages = [str(i.get("text") or "") for i in items if i.get("type") == "agent_message"]
+        completed = next((e for e in reversed(events) if e.get("type") == "turn.completed"), None)
+        failed = next((e for e in reversed(events) if e.get("type") == "turn.failed"), None)
+        errors = [str(e.get("message") or "") for e in events if e.get("type") == "error"]
+        configured = _configured_model(dirs.home / ".codex") or model
+        raw = completed.get("usage") if completed and isinstance(completed.get("usage"), dict) else None
+        usage = _usage(raw) if raw else None
+        common: dict[str, Any] = {
+            "reported_model": configured,
+            "serving_id": next((e.get("thread_id") for e in events if e.get("type") == "thread.started"), None),
+            "usage": usage,
+            "skill_fired": None if skill is None else _fired(items, skill),
+            "extra": {
+                "model_source": "configured: codex exec reports no served model",
+                "harness_overhead": _overhead(raw, request),
+                "stderr_tail": self._tail(result),
+            },
+        }
+        if failed is not None:
+            error = failed.get("error") if isinstance(failed.get("error"), dict) else {}
+            message = str(error.get("message") or (errors[-1] if errors else "") or "(no message)")
+            status = _STATUS.search(message)
+            prefix = f"API error {status.group(1)}: " if status else "codex turn failed: "
+            return Generation(text="", error=prefix + one_line(self._redact(message)), **common)
+        if completed is None:
+            return Generation(text="", error=self._exit_reason(result, errors[-1] if errors else None), **common)
+        if result.returncode != 0:
+            return Generation(text="", error=self._exit_reason(result), **common)
+        return Generation(text=messages[-1] if messages else "", **common)
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+
+def _json_lines(stdout: str) -> list[dict[str, Any]]:
+    out = []
+    for line in stdout.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def _count(raw: Mapping[str, Any], key: str) -> int | None:
+    value = raw.get(key)
+    return value if isinstance(value, int) and value >= 0 else None
+
+
+def _usage(raw: Mapping[str, Any]) -> Usage:
+    """``turn.completed`` usage, normalised: Codex's ``input_tokens`` includes the cached and cache-written
+    part, which the receipt counts apart; ``output_tokens`` already includes reasoning."""
+    keys = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens")
+    total, cached, written = (_count(raw, k) for k in keys)
+    return Usage(
+        input_tokens=None if total is None else max(0, total - (cached or 0) - (written or 0)),
+        output_tokens=_count(raw, "output_tokens"),
+        cache_read_tokens=cached,
+        cache_write_tokens=written,
+    )
+
+
+def _configured_model(codex_home: Path) -> str | None:
+    """``turn_context.model`` from the draw's session file: the model Codex was configured with."""
+    for path in sorted(codex_home.glob("sessions/**/rollout-*.jsonl")):
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            payload = entry.get("payload") if isinstance(entry, dict) else None
+            if entry.get("type") == "turn_context" and isinstance(payload, dict) and payload.get("model"):
+                return str(payload["model"])
+    return None
+
+
+def _fired(items: list[dict[str, Any]], skill: str) -> bool:
+    """Whether a tool item of the transcript opened the installed skill's ``SKILL.md``."""
+    needle = f"{skill}/SKILL.md"
+    return any(item.get("type") not in NOT_TOOLS and needle in json.dumps(item) for item in items)
+
+
+def _overhead(raw: Mapping[str, Any] | None, request: GenerationRequest) -> dict[str, Any]:
+    """What Codex added beyond the prompt and skill, as its usage reports it (its preamble is large)."""
+    reported = _count(raw, "input_tokens") if raw else None
+    estimate = tokens_estimate(request.prompt, request.system)
+    return {
+        "input_tokens_reported": reported,
+        "prompt_tokens_estimate": estimate,
+        "overhead_tokens_estimate": None if reported is None else max(0, reported - estimate),
+        "reasoning_output_tokens": _count(raw, "reasoning_output_tokens") if raw else None,
+    }

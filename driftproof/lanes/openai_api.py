@@ -1,0 +1,220 @@
+"""The OpenAI Chat Completions lane (provider ``openai``, surface ``api``), through the ``openai`` SDK.
+
+One ``chat.completions.create`` per attempt, the SDK's own retries off (``max_retries=0``): `with_retries`
+counts and retries every attempt, honouring ``retry-after`` from the error response. Any
+OpenAI-compatible server works through ``base_url`` or ``OPENAI_BASE_URL`` (vLLM ``http://localhost:8000/v1``,
+Ollama ``http://localhost:11434/v1``, llama.cpp ``http://localhost:8080/v1``). Only
+``max_completion_tokens`` is sent that shapes sampling: no temperature, no top_p, no seed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from driftproof.core.models import Usage
+from driftproof.errors import LaneError
+from driftproof.lanes._api_common import (
+    SentMaxTokens,
+    connection_failure,
+    env_value,
+    is_loopback_url,
+    one_line,
+    redact,
+    same_url,
+    status_failure,
+    status_reason,
+    timeout_failure,
+)
+from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, Lane, RetryPolicy, with_retries
+
+if TYPE_CHECKING:
+    import openai
+    from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+
+DEFAULT_MODEL = "gpt-6.2-sol"
+"""The answering model when none is requested (also the Codex CLI's default)."""
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+LOCAL_PLACEHOLDER_KEY = "not-needed"
+"""Sent as the key to a loopback server when ``OPENAI_API_KEY`` is unset (local servers ignore it)."""
+FINAL_429_CODES = frozenset({"insufficient_quota"})
+"""``error.code`` values of a 429 that waiting does not cure (quota or billing, not rate)."""
+DEFAULT_POLICY = RetryPolicy()
+
+
+class OpenAIApiLane(Lane):
+    """Answers through Chat Completions: the skill as a leading ``system`` message, the prompt as the user turn.
+
+    The key comes from ``OPENAI_API_KEY`` and the endpoint from ``base_url``, else ``OPENAI_BASE_URL``, else
+    ``https://api.openai.com/v1``; ``environ``, when given, replaces ``os.environ`` for both. Without a key,
+    a loopback endpoint (``localhost``, ``127.0.0.0/8``, ``::1``) gets the placeholder key ``not-needed``,
+    since local servers ignore it; any other endpoint raises `LaneError` naming ``OPENAI_API_KEY``.
+    Organization and project headers follow the SDK (``OPENAI_ORG_ID``, ``OPENAI_PROJECT_ID``).
+    ``max_tokens`` is a ceiling: each call sends ``max_completion_tokens = min(request.max_tokens, max_tokens)``,
+    and `sampling` reports the limits actually sent.
+    """
+
+    provider = "openai"
+    surface: Literal["api", "cli", "none"] = "api"
+
+    def __init__(
+        self,
+        model: str | None,
+        *,
+        base_url: str | None = None,
+        timeout_s: float = 120.0,
+        policy: RetryPolicy = DEFAULT_POLICY,
+        max_tokens: int = 2048,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        try:
+            import openai
+        except ImportError:
+            raise LaneError("the openai lane needs the openai package: pip install openai") from None
+        env = os.environ if environ is None else environ
+        url = base_url or env_value(env, "OPENAI_BASE_URL")
+        key = env_value(env, "OPENAI_API_KEY")
+        if key is None:
+            if url is None or not is_loopback_url(url):
+                where = "api.openai.com" if url is None else url
+                raise LaneError(
+                    f"the openai lane found no API key for {where}: set OPENAI_API_KEY in the environment "
+                    "(a server on localhost needs none)"
+                )
+            key = LOCAL_PLACEHOLDER_KEY
+        self._model = model
+        self._timeout_s = timeout_s
+        self._policy = policy
+        self._max_tokens = SentMaxTokens(max_tokens)
+        self._secrets = () if key == LOCAL_PLACEHOLDER_KEY else (key,)
+        try:
+            self._client: openai.OpenAI = openai.OpenAI(
+                api_key=key, base_url=url or DEFAULT_BASE_URL, timeout=timeout_s, max_retries=0
+            )
+        except openai.OpenAIError as exc:
+            raise LaneError(f"the openai lane could not set up its client: {self._redact(str(exc))}") from None
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        """One Chat Completions call (retried per the policy); a failure comes back with ``error`` set."""
+        max_tokens = self._max_tokens.take(request.max_tokens)
+        return with_retries(lambda: self._attempt(request, max_tokens), self._classify, self._policy)
+
+    def sampling(self) -> dict[str, Any]:
+        """Exactly what is sent that shapes sampling: ``max_completion_tokens``, nothing else.
+
+        The one limit sent, the sorted limits if calls differed, or the ceiling before any call.
+        """
+        return {"max_completion_tokens": self._max_tokens.recorded()}
+
+    def base_url(self) -> str | None:
+        """The endpoint when it is not ``https://api.openai.com/v1`` (argument or ``OPENAI_BASE_URL``)."""
+        url = str(self._client.base_url)
+        return None if same_url(url, DEFAULT_BASE_URL) else url.rstrip("/")
+
+    def default_model(self) -> str:
+        """The model asked for when neither the lane nor the request names one."""
+        return DEFAULT_MODEL
+
+    def close(self) -> None:
+        """Close the SDK's HTTP client."""
+        self._client.close()
+
+    # -- one attempt ------------------------------------------------------------------------------------
+
+    def _attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
+        messages: list[ChatCompletionMessageParam] = []
+        if request.system is not None:
+            messages.append({"role": "system", "content": request.system})
+        messages.append({"role": "user", "content": request.prompt})
+        raw = self._client.chat.completions.with_raw_response.create(
+            model=request.model or self._model or DEFAULT_MODEL,
+            messages=messages,
+            max_completion_tokens=max_tokens,
+        )
+        return _generation(raw.parse(), raw.headers.get("x-request-id"))
+
+    def _classify(self, exc: BaseException) -> AttemptFailure:
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError):
+            return timeout_failure(self._timeout_s)
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__
+            detail = str(exc) if cause is None else f"{exc} ({type(cause).__name__}: {cause})"
+            return connection_failure(self._redact(detail))
+        if isinstance(exc, openai.APIStatusError):
+            label = exc.type or exc.code
+            if exc.type and exc.code and exc.code != exc.type:
+                label = f"{exc.type} ({exc.code})"
+            reason = self._redact(status_reason(exc.status_code, label, _error_message(exc.body, exc.message)))
+            final = exc.status_code == 429 and exc.code in FINAL_429_CODES
+            return status_failure(exc.status_code, exc.response.headers, reason, final=final)
+        return AttemptFailure(retryable=False, reason=self._redact(f"{type(exc).__name__}: {one_line(str(exc))}"))
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+
+def _error_message(body: object, fallback: str) -> str:
+    """``error.message`` (OpenAI), a bare ``error`` string (Ollama) or ``detail`` (FastAPI servers)."""
+    if isinstance(body, str):
+        return body
+    if isinstance(body, Mapping):
+        for name in ("message", "detail"):
+            value = body.get(name)
+            if isinstance(value, str) and value:
+                return value
+    return fallback
+
+
+def _generation(completion: ChatCompletion, serving_id: str | None) -> Generation:
+    """The `Generation` of one successful reply; a refusal or a reply without content has text ``""``.
+
+    Read defensively: OpenAI-compatible servers leave out fields the SDK types as required.
+    """
+    choices = getattr(completion, "choices", None) or []
+    choice = choices[0] if choices else None
+    message = getattr(choice, "message", None)
+    refusal = getattr(message, "refusal", None)
+    content = getattr(message, "content", None)
+    text = content if isinstance(content, str) and not refusal else ""
+    extra: dict[str, Any] = {
+        "finish_reason": getattr(choice, "finish_reason", None),
+        "system_fingerprint": getattr(completion, "system_fingerprint", None),
+        "completion_id": getattr(completion, "id", None),
+    }
+    if refusal:
+        extra["refusal"] = True
+    model = getattr(completion, "model", None)
+    return Generation(
+        text=text,
+        reported_model=model if isinstance(model, str) and model else None,
+        serving_id=serving_id,
+        usage=_usage(getattr(completion, "usage", None)),
+        extra=extra,
+    )
+
+
+def _usage(usage: object) -> Usage | None:
+    """``prompt_tokens`` minus the cached (and cache-written) part is the uncached input, as Anthropic counts it.
+
+    ``None`` when the server reported no usage; a count it left out stays ``None``.
+    """
+    if usage is None:
+        return None
+    details = getattr(usage, "prompt_tokens_details", None)
+    prompt = _count(usage, "prompt_tokens")
+    cached = _count(details, "cached_tokens")
+    written = _count(details, "cache_write_tokens")
+    return Usage(
+        input_tokens=None if prompt is None else max(0, prompt - (cached or 0) - (written or 0)),
+        output_tokens=_count(usage, "completion_tokens"),
+        cache_read_tokens=cached,
+        cache_write_tokens=written,
+    )
+
+
+def _count(obj: object, name: str) -> int | None:
+    value = getattr(obj, name, None)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
