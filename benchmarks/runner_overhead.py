@@ -66,7 +66,10 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
     server = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(ROOT), str(args.delay)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", SERVER, str(ROOT), str(args.delay)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert server.stdout is not None
     base_url = server.stdout.readline().strip()

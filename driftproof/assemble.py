@@ -40,6 +40,8 @@ class RunContext:
     max_retries: int | None
     price: Price | None
     transcripts: dict[str, str] | None = None
+    delivery: str = "system_prompt"
+    """How the skill reached the agent: ``system_prompt``, or ``discover`` (installed; CLI surface only)."""
 
 
 def verification(runner: Runner, ctx: RunContext) -> tuple[str, str | None]:
@@ -141,7 +143,7 @@ def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
                 "concurrency": ctx.options.concurrency,
                 "timeout_s": ctx.timeout_s,
                 "max_retries": ctx.max_retries,
-                "delivery": "system_prompt",
+                "delivery": ctx.delivery,
             },
             "sampling": ctx.lane.sampling(),
             "started_at": ctx.started_at,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -60,6 +61,19 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     return gate_exit(str(result.status), args.fail_on)
 
 
+def _cmd_badge(args: argparse.Namespace) -> int:
+    from driftproof.badge import badge_text, write_badge
+    from driftproof.core.reading import read_receipt
+    from driftproof.receipts import load_receipt
+
+    reading = read_receipt(load_receipt(args.receipt))
+    if args.output:
+        print(f"badge: {write_badge(reading, Path(args.output))}")
+    else:
+        print(badge_text(reading), end="")
+    return 0
+
+
 def gate_exit(status: str, fail_on: str) -> int:
     """Exit status of a gate: 1 when ``fail_on`` says this status fails, else 0.
 
@@ -99,6 +113,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         keep_transcripts=args.keep_transcripts,
         price_table=Path(args.price_table) if args.price_table else None,
         capture=args.capture,
+        delivery=args.delivery,
     )
     outcome = run_suite(request)
     if args.quick:
@@ -145,6 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-on", choices=["regressed", "underpowered", "never"], default="never")
     p.set_defaults(handler=_cmd_diff)
 
+    p = sub.add_parser("badge", help="write a receipt's shields.io endpoint badge JSON")
+    p.add_argument("receipt", metavar="RECEIPT")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the JSON here (atomically) instead of stdout")
+    p.set_defaults(handler=_cmd_badge)
+
     p = sub.add_parser("run", help="run a suite with and without the skill and write a sealed receipt")
     p.add_argument("suite", metavar="SUITE", help="suite file: native YAML/JSON, evals/evals.json or .eval.yaml")
     p.add_argument("--skill", metavar="PATH", help="SKILL.md (default: the suite's 'skill:')")
@@ -172,6 +192,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-transcripts", action="store_true", help="keep every answer and judge reply beside it")
     p.add_argument("--price-table", metavar="FILE", help="judge prices (JSON) instead of the bundled table")
     p.add_argument("--capture", choices=["text", "files"], default="text", help="which answer is graded (CLI surface)")
+    p.add_argument(
+        "--delivery",
+        choices=["system_prompt", "discover"],
+        default="system_prompt",
+        help="how the skill reaches the agent: in its system prompt (default), or installed for it to discover (CLI)",
+    )
     p.set_defaults(handler=_cmd_run)
 
     p = sub.add_parser("schema", help="print the current receipt JSON Schema")
@@ -195,6 +221,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("driftproof: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (``| head``): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -29,6 +29,7 @@ from driftproof.suite import Suite, load_suite
 DEFAULT_JUDGE_PROVIDER = "anthropic"
 DEFAULT_JUDGE_MODEL = "claude-haiku-4-5"
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
+DELIVERIES = ("system_prompt", "discover")
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class RunRequest:
     keep_transcripts: bool = False
     price_table: Path | None = None
     capture: str = "text"
+    delivery: str = "system_prompt"
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -99,11 +101,16 @@ def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
     if request.script and request.provider != "stub":
         raise InputError("--script drives the stub lane only: add --provider stub")
     judge_provider = request.judge_provider or ("stub" if request.provider == "stub" else DEFAULT_JUDGE_PROVIDER)
+    if request.delivery not in DELIVERIES:
+        raise InputError(f"unknown delivery {request.delivery!r}: expected one of {', '.join(DELIVERIES)}")
+    if request.delivery == "discover" and (request.provider == "stub" or request.surface != "cli"):
+        raise InputError("--delivery discover installs the skill where an agent looks for it: add --surface cli")
     if request.provider == "stub":
         lane: Lane = StubLane(script, model=request.model)
     else:
         from driftproof.lanes.registry import make_lane
 
+        cli_only = {"delivery": request.delivery} if request.surface == "cli" else {}
         lane = make_lane(
             request.provider,
             request.surface,
@@ -113,6 +120,7 @@ def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
             max_retries=request.max_retries,
             environ=request.environ,
             capture=request.capture,
+            **cli_only,
         )
     if judge_provider == "stub":
         return lane, StubLane(script), request.judge_model or "stub-judge"
@@ -178,6 +186,7 @@ def run_suite(
             "rule": rule.describe(),
             "samples": samples,
             "capture": request.capture,
+            **({"delivery": request.delivery} if request.delivery != "system_prompt" else {}),
             "preset": preset,
             "script": str(request.script) if request.script else None,
         }
@@ -210,6 +219,7 @@ def run_suite(
         max_retries=request.max_retries if lane.provider != "stub" else None,
         price=price_for(judge_model, request.price_table),
         transcripts=transcripts,
+        delivery=request.delivery,
     )
     receipt = build_receipt(runner, ctx)
     write_receipt(receipt, out)

@@ -30,7 +30,7 @@ import time
 from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -42,21 +42,17 @@ from driftproof.lanes.base import Generation, GenerationRequest, Lane, RetryPoli
 
 CAPTURES = ("text", "files")
 DELIVERIES = ("system_prompt", "discover")
+_PROXIES = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy")
 PASSTHROUGH = (
     "PATH",
     "LANG",
     "LC_ALL",
     "LC_CTYPE",
     "TZ",
-    "HTTPS_PROXY",
-    "HTTP_PROXY",
-    "NO_PROXY",
-    "https_proxy",
-    "http_proxy",
-    "no_proxy",
     "SSL_CERT_FILE",
     "SSL_CERT_DIR",
     "NODE_EXTRA_CA_CERTS",
+    *_PROXIES,
 )
 """Variables passed through unchanged: how to find programs and reach the network, nothing about the user."""
 OWN_PREFIX = "DRIFTPROOF_"
@@ -134,16 +130,9 @@ def isolated_env(
     env = {name: environ[name] for name in PASSTHROUGH if environ.get(name)}
     env.update({k: v for k, v in environ.items() if k.startswith(OWN_PREFIX)})
     env.update({name: environ[name].strip() for name in credentials if (environ.get(name) or "").strip()})
-    env.update(
-        {
-            "HOME": str(dirs.home),
-            "TMPDIR": str(dirs.tmp),
-            "XDG_CONFIG_HOME": str(dirs.home / ".config"),
-            "XDG_CACHE_HOME": str(dirs.home / ".cache"),
-            "XDG_DATA_HOME": str(dirs.home / ".local" / "share"),
-            "XDG_STATE_HOME": str(dirs.home / ".local" / "state"),
-        }
-    )
+    env.update(HOME=str(dirs.home), TMPDIR=str(dirs.tmp), XDG_CONFIG_HOME=str(dirs.home / ".config"))
+    env.update(XDG_CACHE_HOME=str(dirs.home / ".cache"), XDG_DATA_HOME=str(dirs.home / ".local/share"))
+    env["XDG_STATE_HOME"] = str(dirs.home / ".local/state")
     env.update(extra)
     return env
 
@@ -158,32 +147,22 @@ def find_binary(command: str, binary: str | None, environ: Mapping[str, str], in
     return found
 
 
-def probe_version(argv: Sequence[str], pattern: str, env: Mapping[str, str], cwd: Path) -> str:
+def probe_version(processes: CliProcesses, argv: Sequence[str], pattern: str, env: Mapping[str, str], cwd: Path) -> str:
     """The version ``argv`` (``<binary> --version``) prints, as ``pattern``'s group 1 finds it on stdout."""
-    try:
-        done = subprocess.run(
-            list(argv),
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=PROBE_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise LaneError(f"`{' '.join(argv)}` could not run: {exc}") from None
+    done = processes.run(argv, cwd=cwd, env=env, timeout_s=PROBE_TIMEOUT_S)
     match = re.search(pattern, done.stdout, re.MULTILINE)
-    if done.returncode != 0 or match is None:
+    if done.timed_out or done.returncode != 0 or match is None:
         said = one_line(done.stdout.strip() or stderr_tail(done.stderr) or "(nothing)")
-        raise LaneError(f"`{' '.join(argv)}` did not print a version (status {done.returncode}): {said}")
+        raise LaneError(f"`{' '.join(argv)}` did not print a version ({done.exit_words()}): {said}")
     return match.group(1)
 
 
-def stderr_tail(stderr: str, limit: int = STDERR_TAIL_CHARS, secrets: Iterable[str] = ()) -> str:
-    """The last ``limit`` characters of ``stderr`` on one line, keys redacted."""
-    text = redact(stderr, secrets).strip()
+def stderr_tail(
+    stderr: str, limit: int = STDERR_TAIL_CHARS, secrets: Iterable[str] = (), noise: Sequence[str] = ()
+) -> str:
+    """The last ``limit`` characters of ``stderr`` on one line, keys redacted, lines starting with ``noise`` out."""
+    kept = [line for line in stderr.splitlines() if not any(line.startswith(n) for n in noise)]
+    text = redact("\n".join(kept), secrets).strip()
     tail = text[-limit:] if len(text) > limit else text
     return " ".join(tail.split())
 
@@ -266,18 +245,25 @@ def _drain(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
         return b"", b""
 
 
+def slug(name: str) -> str:
+    """A skill name as a folder name: lower case, runs of other characters as one ``-``.
+
+    >>> slug(" Commit Writer! ")
+    'commit-writer'
+    """
+    return re.sub(r"[^a-z0-9]+", "-", name.strip().strip("\"'").lower()).strip("-")[:64]
+
+
 def skill_name(skill_text: str) -> str:
-    """The folder name a skill is installed under: its frontmatter ``name``, as a lower-case slug."""
+    """The folder name a skill is installed under: its frontmatter ``name``, as a `slug`."""
     lines = skill_text.splitlines()
     if lines and lines[0].strip() == "---":
         for line in lines[1:]:
             if line.strip() == "---":
                 break
             key, _, value = line.partition(":")
-            if key.strip() == "name":
-                slug = re.sub(r"[^a-z0-9]+", "-", value.strip().strip("\"'").lower()).strip("-")
-                if slug:
-                    return slug[:64]
+            if key.strip() == "name" and slug(value):
+                return slug(value)
     return DEFAULT_SKILL_NAME
 
 
@@ -305,8 +291,6 @@ def with_files(gen: Generation, work: Path) -> Generation:
     A draw that already failed stays lost with its reason and still lists its files. Otherwise
     `assess_draw` decides: the graded answer (reply, file list, file texts) or a lost draw with its reason.
     """
-    from dataclasses import replace
-
     capture: Capture = capture_files(work)
     assessment = assess_draw(gen.text, capture)
     records = tuple(
@@ -343,6 +327,8 @@ class CliLane(Lane):
     version_pattern: str
     credentials: tuple[str, ...]
     base_url_variable: str
+    stderr_noise: tuple[str, ...] = ()
+    """Prefixes of stderr lines the CLI always prints, kept out of a lost draw's reason."""
 
     def __init__(
         self,
@@ -371,7 +357,8 @@ class CliLane(Lane):
         self._processes = CliProcesses()
         with draw_dirs(self.command) as dirs:
             env = self._env(dirs)
-            self._version = probe_version([self._binary, "--version"], self.version_pattern, env, dirs.work)
+            argv = [self._binary, "--version"]
+            self._version = probe_version(self._processes, argv, self.version_pattern, env, dirs.work)
             self._probe(dirs, env)
 
     # -- what a subclass says ------------------------------------------------------------------------
@@ -432,7 +419,7 @@ class CliLane(Lane):
         return isolated_env(self._environ, dirs, self.credentials, self._extra_env(dirs))
 
     def _tail(self, result: ProcessResult) -> str:
-        return stderr_tail(result.stderr, secrets=self._secrets)
+        return stderr_tail(result.stderr, secrets=self._secrets, noise=self.stderr_noise)
 
     def _exit_reason(self, result: ProcessResult, detail: str | None = None) -> str:
         """``claude exited with status 134: <stderr tail>``."""

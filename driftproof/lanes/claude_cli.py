@@ -30,7 +30,7 @@ from typing import Any
 from driftproof.core.models import SideCall, Usage
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import one_line
-from driftproof.lanes._cli_common import CliLane, DrawDirs, ProcessResult, tokens_estimate
+from driftproof.lanes._cli_common import CliLane, DrawDirs, ProcessResult, slug, tokens_estimate
 from driftproof.lanes.base import Generation, GenerationRequest
 
 READ_TOOLS = ("Read", "WebFetch", "WebSearch")
@@ -250,7 +250,7 @@ def _fired(main: list[dict[str, Any]], skill: str) -> bool:
             if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
             args: dict[str, Any] = block["input"] if isinstance(block.get("input"), dict) else {}
-            if block.get("name") == SKILL_TOOL and str(args.get("skill") or args.get("command") or "") == skill:
+            if block.get("name") == SKILL_TOOL and slug(str(args.get("skill") or args.get("command") or "")) == skill:
                 return True
             if block.get("name") == "Read" and str(args.get("file_path", "")).endswith(f"{skill}/SKILL.md"):
                 return True

@@ -113,6 +113,7 @@ class CodexCliLane(CliLane):
     version_pattern = r"^codex-cli (\S+)\s*$"
     credentials = ("CODEX_API_KEY", "OPENAI_API_KEY")
     base_url_variable = "OPENAI_BASE_URL"
+    stderr_noise = ("WARNING: proceeding, even though we could not", "Reading additional input from stdin")
 
     def __init__(self, model: str | None, **kwargs: Any) -> None:
         self._features: list[tuple[str, str, bool]] = []
@@ -137,7 +138,9 @@ class CodexCliLane(CliLane):
 
     # -- the command line -------------------------------------------------------------------------------
     def _extra_env(self, dirs: DrawDirs) -> dict[str, str]:
-        env = {"CODEX_HOME": str(dirs.home / ".codex")}
+        codex_home = dirs.home / ".codex"
+        codex_home.mkdir(exist_ok=True)  # codex refuses a CODEX_HOME that does not exist yet
+        env = {"CODEX_HOME": str(codex_home)}
         if not (self._environ.get("CODEX_API_KEY") or "").strip():
             env["CODEX_API_KEY"] = self._secrets[0]
         return env

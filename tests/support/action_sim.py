@@ -8,11 +8,14 @@
 - `action_env`: the container environment: every input at its action.yml default, then the test's
   inputs, the event payload, ``GITHUB_OUTPUT``/``GITHUB_STEP_SUMMARY`` files and the API URL.
 - `read_outputs`: parse ``GITHUB_OUTPUT`` the way the runner does (``name=value`` and heredocs).
+- `run_job`: one ``driftproof.action.run`` over that environment, checked for tracebacks and leaked secrets.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import os
 import re
 import subprocess
@@ -22,12 +25,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import yaml
 
+from driftproof import action
+from tests.support.fake_github import FakeGitHub
 from tests.support.fake_llm_script import FakeReply, RecordedRequest, json_text_reply
+from tests.support.fake_llm_server import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
 REPOSITORY = "acme/skills"
+KEY = "sk-ant-api03-E2E-test-key-0000000000000000001"
+TOKEN = "ghs_E2Etoken000000000000000000000001"
 RECEIPT = ".driftproof/receipt.json"
 SKILL = "# Commit messages\n\nWrite Conventional Commits: a typed subject under 72 characters, then why.\n"
 PROMPTS = {
@@ -197,3 +206,39 @@ def read_outputs(path: Path) -> dict[str, str]:
         else:
             i += 1
     return outputs
+
+
+@dataclass
+class Job:
+    """One finished step: exit code, log, outputs, summary and the files it wrote."""
+
+    code: int
+    log: str
+    outputs: dict[str, str]
+    summary: str
+    workspace: Path
+
+    def file(self, output: str) -> str:
+        return (self.workspace / self.outputs[output]).read_text(encoding="utf-8")
+
+
+def run_job(tmp: Path, repos: Repos, github: FakeGitHub, llm: FakeLLMServer | None, **kwargs: object) -> Job:
+    extra = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": llm.base_url} if llm else {}
+    extra.update(kwargs.pop("extra", {}))  # type: ignore[call-overload]
+    inputs = {"github-token": TOKEN, **kwargs.pop("inputs", {})}  # type: ignore[dict-item]
+    env = action_env(tmp, repos.workspace, github.base_url, inputs=inputs, extra=extra, **kwargs)  # type: ignore[arg-type]
+    out = io.StringIO()
+    with httpx.Client(trust_env=False) as http:
+        code = action.run(env, http=http, stdout=out)
+    outputs = read_outputs(tmp / "output")
+    job = Job(code, out.getvalue(), outputs, (tmp / "summary").read_text(encoding="utf-8"), repos.workspace)
+    assert "Traceback" not in job.log
+    written = [p.read_text(encoding="utf-8") for p in (repos.workspace / ".driftproof").glob("*")]
+    for leaked in (KEY, TOKEN):
+        visible = [line for line in job.log.splitlines() if not line.startswith("::add-mask::")]
+        assert leaked not in "\n".join(visible)
+        assert leaked not in job.summary and leaked not in json.dumps(job.outputs)
+        assert all(leaked not in json.dumps(r.body) for r in github.writes())
+        assert all(leaked not in text for text in written)  # receipt, report, badge
+    assert all(logging.getLogger(name).level == logging.WARNING for name in action.QUIET_LOGGERS)
+    return job

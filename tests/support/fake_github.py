@@ -160,7 +160,8 @@ class FakeGitHub:
         chunk = items[(page - 1) * per_page : page * per_page]
         headers = {"content-type": "application/json"}
         if page * per_page < len(items):
-            url = f"{self.base_url}/repos/{self.repository}/issues/{number}/comments?per_page={per_page}&page={page + 1}"
+            path = f"/repos/{self.repository}/issues/{number}/comments"
+            url = f"{self.base_url}{path}?per_page={per_page}&page={page + 1}"
             headers["link"] = f'<{url}>; rel="next"'
         return 200, headers, json.dumps(chunk).encode()
 

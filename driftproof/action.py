@@ -1,0 +1,364 @@
+"""The Docker Action: inputs, run, baseline, diff, report, summary, comment, badge, outputs, exit code.
+
+``entrypoint.py`` calls :func:`main`; tests call :func:`run` with a simulated environment and their own
+``httpx.Client``. Exit 0 when the gate passes (or nothing was compared), 1 when ``fail-on`` says the
+result fails the step, 2 on an error, which is explained in one ``::error::`` line and in the job summary
+with its fix, never with a traceback.
+
+Secrets are masked (``::add-mask::``) before anything is printed and redacted from every string the
+Action writes or posts; raw model output in the log sits between ``::stop-commands::`` markers.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import TextIO
+
+import httpx
+
+from driftproof.action_config import ActionConfig, Activity, decide_activity
+from driftproof.atomic import write_text
+from driftproof.badge import write_badge
+from driftproof.core.decision import Decision, decide
+from driftproof.core.diff import DiffResult, diff
+from driftproof.core.models import Receipt
+from driftproof.core.reading import ReceiptReading, read_receipt
+from driftproof.errors import DriftproofError, GitHubError, InputError, LaneError, ReceiptError
+from driftproof.github import (
+    Event,
+    GitHubClient,
+    add_mask,
+    append_summary,
+    ensure_safe_directory,
+    error,
+    notice,
+    read_default_branch_file,
+    redact,
+    secret_values,
+    stop_commands,
+    warning,
+    write_outputs,
+)
+from driftproof.receipts import load_receipt_bytes
+from driftproof.render import (
+    band_text,
+    first_run_sentence,
+    md,
+    render_diff,
+    render_first_run,
+    render_summary,
+    render_view,
+)
+from driftproof.run_suite import RunRequest, run_suite
+
+__all__ = ["OUTPUTS", "main", "run"]
+
+OUTPUTS = ("status", "regressed", "improved", "lift", "lift-per-1k", "draws-needed", "receipt", "report", "badge")
+"""Every output the Action sets, in the order it writes them (action.yml declares the same)."""
+
+QUIET_LOGGERS = ("httpx", "httpcore", "anthropic", "openai")
+"""Loggers held at WARNING: at INFO and below they print request lines."""
+
+_FIXES: tuple[tuple[type[BaseException], str], ...] = (
+    (InputError, "Fix the input, suite or skill file named above, then push again; docs/action.md lists every input."),
+    (
+        ReceiptError,
+        "Restore a valid receipt at `receipt-path` on the default branch (a push to the default branch "
+        "rewrites it), or point `receipt-path` at another file.",
+    ),
+    (
+        LaneError,
+        "Check the provider's API key and model name (and ANTHROPIC_BASE_URL or OPENAI_BASE_URL, if set); "
+        "the message above says what the lane found.",
+    ),
+    (
+        GitHubError,
+        "Give the job `permissions: contents: read` and `pull-requests: write` and check the `github-token` "
+        "input; the message above names the call that failed.",
+    ),
+)
+_BUG = "This is a bug in Driftproof, not in your workflow: please report it with the message above."
+
+
+class _Fatal(DriftproofError):
+    """An error that carries its own fix."""
+
+    def __init__(self, message: str, fix: str) -> None:
+        super().__init__(message)
+        self.fix = fix
+
+
+@dataclass(frozen=True)
+class _Files:
+    """Paths this run writes, relative to the workspace (what the outputs name)."""
+
+    receipt: str
+    report: str
+    badge: str
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    environ: Mapping[str, str]
+    config: ActionConfig
+    event: Event
+    out: TextIO
+    secrets: tuple[str, ...]
+
+
+def main() -> int:
+    """The container's entry point: the real environment and one HTTP client for the REST API."""
+    with httpx.Client(timeout=httpx.Timeout(30.0), follow_redirects=False) as http:
+        return run(os.environ, http=http)
+
+
+def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.stdout) -> int:
+    """One Action run over ``environ``; returns the exit code (0 pass, 1 gate failed, 2 error)."""
+    secrets = tuple(secret_values(environ))
+    for value in secrets:
+        add_mask(value, stream=stdout)
+    _quiet_loggers()
+    summary = environ.get("GITHUB_STEP_SUMMARY") or None
+    try:
+        return _run(environ, http, stdout, secrets)
+    except DriftproofError as exc:
+        fix = exc.fix if isinstance(exc, _Fatal) else next((f for t, f in _FIXES if isinstance(exc, t)), _BUG)
+        return _fatal(str(exc), fix, stdout, summary, secrets)
+    except Exception as exc:  # the Action never ends in a traceback: one ::error:: line and the summary
+        if environ.get("RUNNER_DEBUG") == "1":  # the runner's debug logging is on: the trace helps a bug report
+            stdout.write(f"::debug::{_escape(redact(traceback.format_exc(), secrets))}\n")
+        return _fatal(f"unexpected {type(exc).__name__}: {exc}", _BUG, stdout, summary, secrets)
+
+
+def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: tuple[str, ...]) -> int:
+    config = ActionConfig.from_environ(environ)
+    event = Event.from_environ(environ)
+    ensure_safe_directory(config.workspace)
+    ctx = _Ctx(environ, config, event, out, secrets)
+    activity = decide_activity(event, config.has_model_secret(environ), config.provider)
+    if activity == Activity.FORK_NO_SECRETS:
+        return _skip_fork(ctx)
+    if activity == Activity.MISSING_SECRET:
+        names = " and ".join(config.missing_model_secrets(environ))
+        raise _Fatal(
+            f"no API key for this run: {names} is not set",
+            f"Pass the key as step `env:` from a repository secret, e.g. `{names.split()[0]}: "
+            f"${{{{ secrets.{names.split()[0]} }}}}`, or use `provider: stub` for an offline smoke check.",
+        )
+    for name in ("ANTHROPIC_LOG", "OPENAI_LOG"):
+        if environ.get(name, "").strip():
+            warning(f"{name} is set: SDK debug logging can print request details; unset it in CI", stream=out)
+    files = _files(config, activity)
+    receipt = _run_suite(ctx, files)
+    reading = read_receipt(receipt)
+    client = _client(ctx, http)
+    branch = event.default_branch or event.base_ref
+    before: Receipt | None = None
+    if event.is_pull_request:
+        if branch is None:
+            raise GitHubError("the event payload names no default branch to read the stored receipt from")
+        before = _baseline(ctx, branch, client)
+    result = diff(before, receipt) if before is not None else None
+    decision = decide(reading, result)
+    labels = (branch or "default branch", "this PR" if event.is_pull_request else "this run")
+    report = redact(_report(receipt, reading, before, result, labels, files, event.is_pull_request), secrets)
+    write_text(config.in_workspace(files.report), report)
+    paths = {"receipt": files.receipt, "report": files.report, "badge": files.badge}
+    short = render_summary(
+        receipt,
+        reading,
+        decision,
+        result=result,
+        before=before,
+        before_label=labels[0],
+        after_label=labels[1],
+        first_run_branch=branch if event.is_pull_request and before is None else None,
+        paths=paths,
+    )
+    if config.summary_path is not None:
+        append_summary(config.summary_path, redact(f"{short}\n---\n\n{report}", secrets))
+    if activity == Activity.PR_COMMENT and config.comment:
+        _comment(ctx, client, report, files)
+    write_badge(reading, config.in_workspace(files.badge))
+    _annotate(ctx, decision, labels)
+    outputs = {**decision.outputs(), **paths}
+    _set_outputs(ctx, outputs)
+    code = decision.exit_code(str(config.fail_on))
+    gate = f"fail-on {config.fail_on}" if decision.compared else "nothing compared, the gate passes"
+    out.write(
+        f"Driftproof: status {outputs['status']} · {outputs['regressed']} regressed · {outputs['improved']} improved"
+        f" · lift {outputs['lift']} · exit {code} ({gate})\n"
+    )
+    return code
+
+
+def _files(config: ActionConfig, activity: Activity) -> _Files:
+    """A push to the default branch writes the receipt at receipt-path; any other run writes beside it."""
+    stored = PurePosixPath(config.receipt_path)
+    suffix = stored.suffix or ".json"
+    receipt = stored if activity == Activity.STORE_RECEIPT else stored.with_name(f"{stored.stem}.new{suffix}")
+    return _Files(str(receipt), str(stored.with_name(f"{stored.stem}.report.md")), config.badge_path)
+
+
+def _path(config: ActionConfig, relative: str) -> Path:
+    """An input path as the receipt records it: relative when the workspace is the working directory."""
+    if config.workspace.resolve() == Path.cwd().resolve():
+        return Path(relative)
+    return config.in_workspace(relative)
+
+
+def _run_suite(ctx: _Ctx, files: _Files) -> Receipt:
+    """Run the suite with the Action's inputs; raw answers go to the log with workflow commands stopped."""
+    config = ctx.config
+    request = RunRequest(
+        suite=_path(config, config.suite),
+        skill=_path(config, config.skill) if config.skill else None,
+        out=_path(config, files.receipt),
+        provider=config.provider,
+        model=config.model,
+        judge_provider=config.judge_provider,
+        judge_model=config.judge_model,
+        draws=config.draws,
+        judge_samples=config.judge_samples,
+        concurrency=config.concurrency,
+        environ=dict(ctx.environ),
+    )
+    ctx.out.write("::group::Driftproof run (model answers are printed raw; workflow commands are stopped)\n")
+    try:
+        with stop_commands(stream=ctx.out):
+            outcome = run_suite(request, progress_stream=ctx.out, log_answer=_answer_logger(ctx))
+    finally:
+        ctx.out.write("::endgroup::\n")
+        ctx.out.flush()
+        _quiet_loggers()
+    return outcome.receipt
+
+
+def _answer_logger(ctx: _Ctx) -> Callable[[str, str, int, str], None]:
+    lock = threading.Lock()
+
+    def log(case_id: str, arm: str, index: int, text: str) -> None:
+        with lock:
+            ctx.out.write(f"--- {case_id} · {arm} · draw {index + 1}\n{redact(text, ctx.secrets).rstrip()}\n")
+
+    return log
+
+
+def _client(ctx: _Ctx, http: httpx.Client) -> GitHubClient | None:
+    """The REST client, when there is a token and a repository to talk to."""
+    token = ctx.config.github_token.get_secret_value()
+    if not token or not ctx.event.repository:
+        return None
+    return GitHubClient(http, ctx.config.api_url, token, ctx.event.repository, redact_values=ctx.secrets)
+
+
+def _baseline(ctx: _Ctx, branch: str, client: GitHubClient | None) -> Receipt | None:
+    """The receipt stored on the default branch; ``None`` on a first run, said so plainly."""
+    path = ctx.config.receipt_path
+    raw = read_default_branch_file(ctx.config.workspace, branch, path, client=client)
+    if raw is None:
+        notice(first_run_sentence(branch).replace("`", ""), title="Driftproof first run", stream=ctx.out)
+        return None
+    return load_receipt_bytes(raw, f"{path} on {branch}")
+
+
+def _report(
+    receipt: Receipt,
+    reading: ReceiptReading,
+    before: Receipt | None,
+    result: DiffResult | None,
+    labels: tuple[str, str],
+    files: _Files,
+    is_pr: bool,
+) -> str:
+    """The full markdown report: the diff, the first-run form, or the view of the new receipt."""
+    if before is not None and result is not None:
+        return render_diff(before, receipt, result, before_label=labels[0], after_label=labels[1])
+    if is_pr:
+        return render_first_run(receipt, reading, branch=labels[0], title=files.receipt)
+    return render_view(receipt, reading, title=files.receipt)
+
+
+def _comment(ctx: _Ctx, client: GitHubClient | None, report: str, files: _Files) -> None:
+    """Create or update the one sticky comment; a refusal is a warning, never the end of the run."""
+    number = ctx.event.pr_number
+    if client is None or number is None:
+        warning("no PR comment: the github-token input is empty", stream=ctx.out)
+        return
+    try:
+        posted = client.upsert_comment(number, report)
+    except GitHubError as exc:
+        warning(
+            f"the PR comment was not posted: {exc}. The report is in the job summary and at {files.report}.",
+            title="Driftproof comment",
+            stream=ctx.out,
+        )
+        return
+    ctx.out.write(f"Driftproof: comment {posted.action}: {posted.url}\n")
+
+
+def _annotate(ctx: _Ctx, decision: Decision, labels: tuple[str, str]) -> None:
+    """One annotation per regressed case: an error when the gate can fail on it, a warning otherwise."""
+    annotate = warning if str(ctx.config.fail_on) == "never" else error
+    for case in decision.regressed_cases:
+        delta = case.comparison.delta
+        message = (
+            f"case {case.id}: with-skill {band_text(case.before)} on {labels[0]} → {band_text(case.after)} on "
+            f"{labels[1]} (Δ {delta:+.2f}); the bands are apart and |Δ| ≥ 0.05"
+            if delta is not None
+            else f"case {case.id} separated downward"
+        )
+        annotate(redact(message, ctx.secrets), title="Driftproof: case regressed", stream=ctx.out)
+
+
+def _set_outputs(ctx: _Ctx, outputs: Mapping[str, str]) -> None:
+    values = {name: redact(outputs.get(name, ""), ctx.secrets) for name in OUTPUTS}
+    if ctx.config.output_path is not None:
+        write_outputs(ctx.config.output_path, values)
+    else:  # outside Actions: show them
+        for name, value in values.items():
+            ctx.out.write(f"output {name}={value}\n")
+
+
+def _skip_fork(ctx: _Ctx) -> int:
+    """A fork (or Dependabot) PR without the provider's key: a notice, status=skipped, exit 0."""
+    names = " and ".join(ctx.config.missing_model_secrets(ctx.environ))
+    message = (
+        f"Driftproof skipped this pull request: it comes from a fork (or Dependabot), and GitHub passes no "
+        f"secrets to such runs, so {names} is not set. A maintainer can push the commits to a branch of this "
+        "repository to run it; see docs/action.md, 'Fork pull requests'."
+    )
+    notice(message, title="Driftproof skipped", stream=ctx.out)
+    if ctx.config.summary_path is not None:
+        append_summary(ctx.config.summary_path, f"### Driftproof · skipped\n\n{message}\n")  # our words only
+    skipped = {"status": "skipped", "regressed": "0", "improved": "0", "lift": "n/a", "lift-per-1k": "n/a"}
+    _set_outputs(ctx, skipped)
+    return 0
+
+
+def _fatal(message: str, fix: str, out: TextIO, summary: str | None, secrets: tuple[str, ...]) -> int:
+    """One ``::error::`` line and the summary with the fix; exit status 2."""
+    text = redact(message, secrets)
+    error(f"{text} · Fix: {fix}", title="Driftproof failed", stream=out)
+    if summary:
+        try:
+            append_summary(Path(summary), f"### Driftproof · error\n\n{md(text)}\n\n**Fix:** {fix}\n")
+        except OSError as exc:
+            warning(f"could not write the job summary: {exc}", stream=out)
+    return 2
+
+
+def _escape(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _quiet_loggers() -> None:
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)

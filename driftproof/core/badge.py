@@ -1,0 +1,70 @@
+"""The shields.io endpoint badge of one receipt. Pure: a reading in, the JSON object out.
+
+The badge reads ``passing`` or ``regressed`` only when a case separated under the rule (R-1 … R-6);
+otherwise ``underpowered`` (with the draws per arm that would have been needed, or "no draw count
+reaches the floor") or ``no separation``. A smoke receipt reads ``smoke run, no verdict`` and one below
+TESTED ``no verdict``. The lift, with its sign, follows as context whenever the receipt has one.
+
+Only the endpoint schema's keys are written: shields.io refuses a badge with any other key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from driftproof.core.decision import needed_draws
+from driftproof.core.reading import ReceiptReading
+from driftproof.core.words import NO_DRAW_COUNT, SMOKE_RUN, CaseVerdict, Status
+
+LABEL = "driftproof"
+
+COLORS: Mapping[Status, str] = {
+    Status.PASSING: "brightgreen",
+    Status.REGRESSED: "red",
+    Status.UNDERPOWERED: "yellow",
+    Status.NO_SEPARATION: "lightgrey",
+    Status.NO_VERDICT: "lightgrey",
+}
+
+WORDS: Mapping[Status, str] = {
+    Status.PASSING: "passing",
+    Status.REGRESSED: "regressed",
+    Status.UNDERPOWERED: "underpowered",
+    Status.NO_SEPARATION: "no separation",
+    Status.NO_VERDICT: "no verdict",
+}
+
+
+def badge_message(reading: ReceiptReading) -> str:
+    """The badge's right-hand text: status word, draws needed when underpowered, the signed lift.
+
+    >>> from driftproof.core.reading import ReceiptReading
+    >>> from driftproof.core.words import Verification
+    >>> r = ReceiptReading(Status.PASSING, "1 case separated upward, none downward", None,
+    ...                    Verification.TESTED, 0.1416, 0.354, 0.02, 400, (), None, ())
+    >>> badge_message(r)
+    'passing · lift +0.14'
+    """
+    if reading.status == Status.NO_VERDICT and reading.no_verdict_reason == SMOKE_RUN:
+        parts = [SMOKE_RUN.lower()]
+    else:
+        parts = [WORDS[reading.status]]
+    if reading.status == Status.UNDERPOWERED:
+        needed = needed_draws(c.comparison for c in reading.cases if c.verdict == CaseVerdict.UNDERPOWERED)
+        if needed.n is not None:
+            parts.append(f"{needed.n} draws per arm needed")
+        elif needed.sentence == NO_DRAW_COUNT:
+            parts.append(NO_DRAW_COUNT)
+    if reading.lift is not None:
+        parts.append(f"lift {reading.lift:+.2f}")
+    return " · ".join(parts)
+
+
+def badge_json(reading: ReceiptReading) -> dict[str, object]:
+    """The shields.io endpoint JSON: ``schemaVersion``, ``label``, ``message``, ``color`` and nothing else."""
+    return {
+        "schemaVersion": 1,
+        "label": LABEL,
+        "message": badge_message(reading),
+        "color": COLORS[reading.status],
+    }

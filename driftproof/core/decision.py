@@ -1,0 +1,162 @@
+"""The Action's decision: the figures its outputs, summary and gate carry. Pure.
+
+With a baseline (the receipt stored on the default branch), the decision is the diff's: ``with_skill``
+of the stored receipt against ``with_skill`` of this run, case by case. Without one (a first run, a push
+to the default branch), it is the new receipt's own reading, with skill against without it, and the gate
+has nothing to compare, so it never fails.
+
+A receipt below ``TESTED``, one that names a preset (a smoke run) or one that carries aggregates only
+gets no verdict, and its ``lift`` output is ``n/a``; the report keeps the lift, with its sign, as context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from driftproof.core.compare import Comparison
+from driftproof.core.diff import DiffCase, DiffResult
+from driftproof.core.reading import ReceiptReading
+from driftproof.core.words import NO_DRAW_COUNT, SPREAD_UNKNOWN, CaseVerdict, Status
+
+#: The ``fail-on`` values and the statuses each one fails on.
+FAILING: Mapping[str, frozenset[Status]] = {
+    "regressed": frozenset({Status.REGRESSED}),
+    "underpowered": frozenset({Status.REGRESSED, Status.UNDERPOWERED}),
+    "never": frozenset(),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class NeededDraws:
+    """R-4 over several underpowered cases: the most draws per arm any one needs, or why none is given."""
+
+    n: int | None
+    sentence: str | None
+
+    @property
+    def text(self) -> str:
+        """The number, the sentence, or ``""`` when no case is underpowered.
+
+        >>> NeededDraws(9, None).text, NeededDraws(None, NO_DRAW_COUNT).text, NeededDraws(None, None).text
+        ('9', 'no draw count reaches the floor', '')
+        """
+        if self.n is not None:
+            return str(self.n)
+        return self.sentence or ""
+
+
+def needed_draws(underpowered: Iterable[Comparison]) -> NeededDraws:
+    """Draws per arm that would reach the floor in every underpowered case, with the spreads held.
+
+    The largest count when every case has one; otherwise the reason a count is missing, "no draw count
+    reaches the floor" first (more draws narrow the standard error, not the spread).
+
+    >>> from driftproof.core.compare import ArmEvidence, compare
+    >>> a = compare(ArmEvidence((0.70, 0.72, 0.74)), ArmEvidence((0.71, 0.73, 0.75)))
+    >>> b = compare(ArmEvidence((0.5, 0.9, 0.7)), ArmEvidence((0.6, 0.8, 0.7)))
+    >>> needed_draws([a]), needed_draws([a, b]).sentence, needed_draws([])
+    (NeededDraws(n=33, sentence=None), 'no draw count reaches the floor', NeededDraws(n=None, sentence=None))
+    """
+    cases = list(underpowered)
+    if not cases:
+        return NeededDraws(None, None)
+    counts = [c.draws_needed for c in cases if c.draws_needed is not None]
+    if len(counts) == len(cases):
+        return NeededDraws(max(counts), None)
+    reasons = [c.draws_needed_reason or SPREAD_UNKNOWN for c in cases if c.draws_needed is None]
+    return NeededDraws(None, NO_DRAW_COUNT if NO_DRAW_COUNT in reasons else reasons[0])
+
+
+def signed_or_na(value: float | None, digits: int = 3) -> str:
+    """``+0.142`` / ``-0.050``, or ``n/a``.
+
+    >>> signed_or_na(0.1416), signed_or_na(-0.05), signed_or_na(None)
+    ('+0.142', '-0.050', 'n/a')
+    """
+    return "n/a" if value is None else f"{value:+.{digits}f}"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What one Action run concluded, before any file path is known."""
+
+    status: Status
+    """The diff's status with a baseline; the new receipt's own without one."""
+    compared: bool
+    """A baseline receipt was compared; the gate reads ``status`` only then."""
+    regressed: int
+    """Cases that separated downward against the baseline (0 without one)."""
+    improved: int
+    """Cases that separated upward against the baseline (0 without one)."""
+    lift: float | None
+    """The new receipt's lift; ``None`` (``n/a``) when it gets no verdict."""
+    lift_per_1k: float | None
+    """The new receipt's lift per 1k skill tokens; ``None`` (``n/a``) when it gets no verdict."""
+    draws_needed: str
+    """When the status is underpowered: draws per arm needed (a number), or the sentence saying why none is
+    given; ``""`` otherwise."""
+    regressed_cases: tuple[DiffCase, ...] = ()
+    """The cases that separated downward, for annotations."""
+
+    def outputs(self) -> dict[str, str]:
+        """The step outputs this decision sets (the paths are added by the caller)."""
+        return {
+            "status": str(self.status),
+            "regressed": str(self.regressed),
+            "improved": str(self.improved),
+            "lift": signed_or_na(self.lift),
+            "lift-per-1k": signed_or_na(self.lift_per_1k),
+            "draws-needed": self.draws_needed,
+        }
+
+    def exit_code(self, fail_on: str) -> int:
+        """1 when ``fail_on`` says this decision fails the step, else 0; never without a baseline.
+
+        >>> d = Decision(Status.UNDERPOWERED, True, 0, 0, 0.1, 0.25, "9")
+        >>> d.exit_code("regressed"), d.exit_code("underpowered"), d.exit_code("never")
+        (0, 1, 0)
+        """
+        if not self.compared:
+            return 0
+        return 1 if self.status in FAILING[fail_on] else 0
+
+
+def _draws_text(status: Status, status_reason: str, underpowered: list[Comparison]) -> str:
+    """When the status is underpowered: a count or sentence over its underpowered cases, or R-5's sentence
+    when only the wide band is; ``""`` for any other status (a call or no verdict says nothing of draws)."""
+    if status != Status.UNDERPOWERED:
+        return ""
+    needed = needed_draws(underpowered)
+    if needed.n is None and needed.sentence is None:
+        return status_reason  # R-5: no draw count, and the sentence that says what is needed
+    return needed.text
+
+
+def decide(reading: ReceiptReading, result: DiffResult | None) -> Decision:
+    """The decision of a run whose new receipt reads ``reading``, against a baseline when ``result`` is given."""
+    verdict_given = reading.no_verdict_reason is None
+    lift = reading.lift if verdict_given else None
+    per_1k = reading.lift_per_1k if verdict_given else None
+    if result is None:
+        under = [c.comparison for c in reading.cases if c.verdict == CaseVerdict.UNDERPOWERED]
+        return Decision(
+            status=reading.status,
+            compared=False,
+            regressed=0,
+            improved=0,
+            lift=lift,
+            lift_per_1k=per_1k,
+            draws_needed=_draws_text(reading.status, reading.status_reason, under),
+        )
+    under = [c.comparison for c in result.cases if c.verdict == CaseVerdict.UNDERPOWERED]
+    return Decision(
+        status=result.status,
+        compared=True,
+        regressed=result.counts.regressed,
+        improved=result.counts.improved,
+        lift=lift,
+        lift_per_1k=per_1k,
+        draws_needed=_draws_text(result.status, result.status_reason, under),
+        regressed_cases=tuple(c for c in result.cases if c.verdict == CaseVerdict.REGRESSED),
+    )

@@ -1,0 +1,367 @@
+"""The Action end to end in a simulated GitHub job: real git, the anthropic lane against the loopback fake
+LLM (TESTED receipts), a loopback fake of the GitHub REST API, and the runner's environment files.
+
+Stored receipts on ``main`` (tests/builders.py), with-skill scores per case:
+``subject-line`` 0.85 ± 0 and ``why-not-what`` 0.75 ± 0 (3 draws each; baselines 0.25 ± 0.05).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from driftproof import action
+from driftproof.github import COMMENT_MARKER
+from driftproof.receipts import load_receipt, receipt_json
+from driftproof.run_suite import RunRequest
+from tests.builders import receipt
+from tests.support.action_sim import (
+    KEY,
+    RECEIPT,
+    TOKEN,
+    ScoredResponder,
+    make_repos,
+    pr_payload,
+    push_payload,
+    run_job,
+)
+from tests.support.fake_github import FakeGitHub
+from tests.support.fake_llm_server import FakeLLMServer
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = [0.20, 0.25, 0.30]
+STORED = {"subject-line": ([0.85] * 3, BASE), "why-not-what": ([0.75] * 3, BASE)}
+
+
+def scores(subject: Sequence[float], why: Sequence[float]) -> dict[str, dict[str, Sequence[float]]]:
+    return {
+        "subject-line": {"with_skill": subject, "baseline": BASE},
+        "why-not-what": {"with_skill": why, "baseline": BASE},
+    }
+
+
+REGRESSION = scores([0.50, 0.55, 0.60], [0.75])  # subject-line: 0.55 ± 0.05 against 0.85 ± 0: apart, Δ −0.30
+IMPROVEMENT = scores([0.95, 1.0, 0.95], [0.75])  # subject-line: 0.967 ± 0.029, lo 0.938 > 0.85: Δ +0.117
+# why-not-what: 0.74 ± 0.04 against 0.75 ± 0 overlaps; r = 0.04 + 2·sqrt(0.0016/3) = 0.086 ≥ 0.05:
+# underpowered; n > 4·0.0016/0.01² = 64, so 65 draws per arm (0.04 + 2·sqrt(0.0016/65) = 0.0496 < 0.05).
+UNDERPOWERED = scores([0.85], [0.70, 0.74, 0.78])
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No ambient key, endpoint or git config; commits get a fixed identity."""
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "GITHUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for key in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
+        monkeypatch.setenv(key, "Test")
+    for key in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.setenv(key, "test@example.test")
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub(token=TOKEN) as fake:
+        yield fake
+
+
+def stored(cases: Mapping[str, tuple[list[float], list[float]]] = STORED, **kwargs: object) -> bytes:
+    return receipt_json(receipt(cases, **kwargs)).encode()  # type: ignore[arg-type]
+
+
+def scripted(server: FakeLLMServer, table: Mapping[str, Mapping[str, Sequence[float]]]) -> ScoredResponder:
+    responder = ScoredResponder(table)
+    server.responder = responder
+    return responder
+
+
+def marked(github: FakeGitHub) -> list[dict[str, object]]:
+    return [c for c in github.comments(7) if COMMENT_MARKER in str(c["body"])]
+
+
+# --- the cases of issue 4 ---------------------------------------------------------------------------------
+
+
+def test_first_run_says_so_plainly_and_passes(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    scripted(fake_llm_server, IMPROVEMENT)
+    job = run_job(tmp_path, make_repos(tmp_path, None), github, fake_llm_server)
+
+    assert job.code == 0
+    assert job.outputs["status"] == "passing"  # the new receipt's own reading: with skill above without
+    assert (job.outputs["regressed"], job.outputs["improved"]) == ("0", "0")
+    assert job.outputs["lift"].startswith("+")
+    first = "No receipt is stored on `main` yet: this is the first run; nothing to compare against."
+    assert first in job.file("report") and first in job.summary
+    assert "::notice title=Driftproof first run::No receipt is stored on main yet" in job.log
+    [comment] = marked(github)
+    assert first in str(comment["body"])
+    assert load_receipt(job.workspace / job.outputs["receipt"]).verification == "TESTED"
+    assert job.outputs["receipt"] == ".driftproof/receipt.new.json"  # never over receipt-path on a PR
+    assert not (job.workspace / RECEIPT).exists()
+
+
+def test_regression_fails_the_gate_with_outputs_and_an_annotation(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    responder = scripted(fake_llm_server, REGRESSION)
+    job = run_job(tmp_path, make_repos(tmp_path, stored()), github, fake_llm_server)
+
+    assert job.code == 1
+    assert {k: job.outputs[k] for k in ("status", "regressed", "improved", "draws-needed")} == {
+        "status": "regressed",
+        "regressed": "1",
+        "improved": "0",
+        "draws-needed": "",
+    }
+    assert job.outputs["lift"] == "+0.400"  # (0.55 − 0.25) and (0.75 − 0.25), averaged
+    assert set(job.outputs) == set(action.OUTPUTS)
+    annotation = "::error title=Driftproof%3A case regressed::case subject-line: with-skill 0.85 ± 0.00 (3/3) on main"
+    assert annotation in job.log
+    report = job.file("report")
+    assert "**Driftproof · regressed** · 1 case separated downward (regressed)" in report
+    # the stopping rule drew a fourth pair for subject-line (its with/without bands touched at the top of
+    # their spread intervals): 0.50, 0.55, 0.60, 0.50 → 0.54 ± 0.05
+    assert "| `subject-line` | 0.85 ± 0.00 (3/3) | 0.54 ± 0.05 (4/4) | -0.31 | regressed |" in report
+    assert json.loads(job.file("badge"))["color"] in ("brightgreen", "red", "yellow", "lightgrey")
+    # raw model output sits between ::stop-commands:: and its resume token
+    start = job.log.index("::stop-commands::")
+    token = job.log[start:].split("\n", 1)[0].removeprefix("::stop-commands::")
+    assert job.log.index(responder.answers[0].splitlines()[0]) > start
+    assert job.log.index(responder.answers[0].splitlines()[0]) < job.log.index(f"::{token}::")
+
+
+def test_improvement_passes(tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer) -> None:
+    scripted(fake_llm_server, IMPROVEMENT)
+    job = run_job(tmp_path, make_repos(tmp_path, stored()), github, fake_llm_server)
+
+    assert job.code == 0
+    assert (job.outputs["status"], job.outputs["regressed"], job.outputs["improved"]) == ("passing", "0", "1")
+    assert "1 case separated upward (improved)" in job.file("report")
+    assert json.loads(job.file("badge"))["message"].startswith("passing · lift +")
+
+
+def test_underpowered_names_the_draws_needed_and_fails_when_asked(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    scripted(fake_llm_server, UNDERPOWERED)
+    job = run_job(tmp_path, make_repos(tmp_path, stored()), github, fake_llm_server, inputs={"fail-on": "underpowered"})
+
+    assert job.code == 1
+    assert (job.outputs["status"], job.outputs["draws-needed"]) == ("underpowered", "65")
+    report = job.file("report")
+    assert "**Underpowered.** Not enough draws to conclude at this effect floor." in report
+    assert "| `why-not-what` | 0.000 + 0.040 | 65 |" in report
+
+
+def test_underpowered_passes_the_default_gate(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    scripted(fake_llm_server, UNDERPOWERED)
+    job = run_job(tmp_path, make_repos(tmp_path, stored()), github, fake_llm_server)
+    assert (job.code, job.outputs["status"]) == (0, "underpowered")
+
+
+def test_smoke_run_gets_no_verdict_and_lift_na(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Action has no quick input: the test forces the preset to see a smoke receipt on the PR side."""
+    scripted(fake_llm_server, IMPROVEMENT)
+    monkeypatch.setattr(action, "RunRequest", functools.partial(RunRequest, quick=True))
+    job = run_job(tmp_path, make_repos(tmp_path, stored()), github, fake_llm_server)
+
+    assert job.code == 0
+    assert (job.outputs["status"], job.outputs["lift"], job.outputs["lift-per-1k"]) == ("no_verdict", "n/a", "n/a")
+    report = job.file("report")
+    assert "> **this PR: Smoke run, no verdict.** No verdict is given; the lift below is context only." in report
+    # quick: the first case only, 2 draws: (0.95 + 1.0)/2 − (0.20 + 0.25)/2 = +0.750, kept with its sign as context
+    assert "| lift (with − without) | +0.550 | +0.750 |" in report
+    assert json.loads(job.file("badge"))["message"].startswith("smoke run, no verdict · lift +")
+
+
+def test_smoke_receipt_stored_on_main_is_named(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    scripted(fake_llm_server, REGRESSION)
+    smoke = stored(verification="UNVERIFIED", preset="quick")
+    job = run_job(tmp_path, make_repos(tmp_path, smoke), github, fake_llm_server)
+
+    assert (job.code, job.outputs["status"], job.outputs["regressed"]) == (0, "no_verdict", "0")
+    assert job.outputs["lift"] == "+0.400"  # this PR's receipt is TESTED: its own lift stands
+    assert "> **main: Smoke run, no verdict.**" in job.file("report")
+
+
+def test_stub_lane_pr_is_below_tested(tmp_path: Path, github: FakeGitHub) -> None:
+    repos = make_repos(tmp_path, stored())
+    job = run_job(tmp_path, repos, github, None, inputs={"provider": "stub", "judge-provider": "stub"})
+
+    assert (job.code, job.outputs["status"], job.outputs["lift"]) == (0, "no_verdict", "n/a")
+    assert "this PR is below TESTED (UNVERIFIED)" in job.file("report")
+    assert json.loads(job.file("badge"))["message"].startswith("no verdict · lift ")
+
+
+def test_fork_pr_without_secrets_is_skipped_with_a_notice(tmp_path: Path, github: FakeGitHub) -> None:
+    repos = make_repos(tmp_path, stored())
+    job = run_job(tmp_path, repos, github, None, payload=pr_payload(fork=True))
+
+    assert job.code == 0
+    assert job.outputs == {
+        "status": "skipped",
+        "regressed": "0",
+        "improved": "0",
+        "lift": "n/a",
+        "lift-per-1k": "n/a",
+        "draws-needed": "",
+        "receipt": "",
+        "report": "",
+        "badge": "",
+    }
+    assert "::notice title=Driftproof skipped::Driftproof skipped this pull request" in job.log
+    assert "ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is not set" in job.summary
+    assert github.requests == []
+
+
+def test_comment_is_updated_in_place_not_duplicated(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    for i in range(120):  # the sticky comment lands on the second page of 100
+        github.add_comment(7, f"review comment {i}")
+    repos = make_repos(tmp_path, stored())
+    scripted(fake_llm_server, IMPROVEMENT)
+    first = run_job(tmp_path, repos, github, fake_llm_server)
+    scripted(fake_llm_server, REGRESSION)
+    second = run_job(tmp_path, repos, github, fake_llm_server)
+
+    assert [r.method for r in github.writes()] == ["POST", "PATCH"]
+    [comment] = marked(github)
+    assert "regressed" in str(comment["body"]).split("\n")[1]
+    assert str(comment["body"]).startswith(COMMENT_MARKER)
+    assert (first.code, second.code) == (0, 1)
+    assert "Driftproof: comment updated:" in second.log
+    pages = [r.query.get("page") for r in github.requests if r.method == "GET" and r.path.endswith("/comments")]
+    assert pages.count("2") == 2
+
+
+@pytest.mark.parametrize(
+    ("status", "said"), [(500, "returned 500 Internal Server Error"), (403, "pull-requests: write")]
+)
+def test_comment_refused_by_github_is_a_warning_and_outputs_still_land(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer, status: int, said: str
+) -> None:
+    github.fail("POST", "create", status, "Resource not accessible by integration" if status == 403 else "boom")
+    scripted(fake_llm_server, REGRESSION)
+    job = run_job(tmp_path, make_repos(tmp_path, stored()), github, fake_llm_server)
+
+    assert job.code == 1  # the gate still decides
+    assert job.outputs["status"] == "regressed"
+    warn = next(line for line in job.log.splitlines() if line.startswith("::warning title=Driftproof comment::"))
+    assert "the PR comment was not posted: GitHub API POST /repos/acme/skills/issues/7/comments" in warn
+    assert said in warn
+    assert "The report is in the job summary" in warn
+
+
+def test_baseline_unreadable_is_a_clear_error_with_exit_2(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    repos = make_repos(tmp_path, stored())
+    shutil.rmtree(repos.upstream)  # git fetch fails: the contents API is asked, and it answers 500
+    github.fail("GET", "contents", 500, "Server Error")
+    scripted(fake_llm_server, REGRESSION)
+    job = run_job(tmp_path, repos, github, fake_llm_server)
+
+    assert job.code == 2
+    [line] = [line for line in job.log.splitlines() if line.startswith("::error")]
+    assert line.startswith("::error title=Driftproof failed::GitHub API GET /repos/acme/skills/contents/.driftproof/")
+    assert "returned 500 Internal Server Error: Server Error" in line and "Fix: Give the job" in line
+    assert "### Driftproof · error" in job.summary and "**Fix:**" in job.summary
+    assert job.outputs == {}
+
+
+def test_baseline_through_the_contents_api_when_git_cannot_fetch(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    repos = make_repos(tmp_path, None)
+    shutil.rmtree(repos.upstream)
+    github.serve_file("main", RECEIPT, stored())
+    scripted(fake_llm_server, REGRESSION)
+    job = run_job(tmp_path, repos, github, fake_llm_server)
+    assert (job.code, job.outputs["status"]) == (1, "regressed")
+
+
+def test_push_to_main_stores_the_receipt_and_badge_without_a_comment(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    scripted(fake_llm_server, IMPROVEMENT)
+    repos = make_repos(tmp_path, stored())
+    job = run_job(tmp_path, repos, github, fake_llm_server, event_name="push", payload=push_payload())
+
+    assert job.code == 0
+    assert (job.outputs["receipt"], job.outputs["badge"]) == (RECEIPT, ".driftproof/badge.json")
+    assert load_receipt(repos.workspace / RECEIPT).verification == "TESTED"
+    badge = json.loads(job.file("badge"))
+    assert (set(badge), badge["color"]) == ({"schemaVersion", "label", "message", "color"}, "brightgreen")
+    assert github.writes() == []
+
+
+def test_missing_key_on_a_trusted_pr_is_an_error_naming_the_variable(tmp_path: Path, github: FakeGitHub) -> None:
+    job = run_job(tmp_path, make_repos(tmp_path, stored()), github, None)
+    assert job.code == 2
+    said = "::error title=Driftproof failed::no API key for this run: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN"
+    assert said in job.log
+
+
+def test_bad_input_is_named_in_one_error_line(tmp_path: Path, github: FakeGitHub) -> None:
+    job = run_job(tmp_path, make_repos(tmp_path, stored()), github, None, inputs={"draws": "many"})
+    assert job.code == 2
+    assert "::error title=Driftproof failed::input 'draws' must be a positive integer, got 'many'" in job.log
+    assert "### Driftproof · error" in job.summary
+
+
+@pytest.mark.slow
+def test_a_report_over_65536_characters_is_cut_in_the_comment_and_whole_elsewhere(
+    tmp_path: Path, github: FakeGitHub
+) -> None:
+    ids = [f"case-{i:03d}-" + "x" * 110 for i in range(330)]  # about 210 characters of report per case
+    repos = make_repos(tmp_path, None, case_ids=ids)
+    job = run_job(tmp_path, repos, github, None, inputs={"provider": "stub", "judge-provider": "stub", "draws": "2"})
+
+    report = job.file("report")
+    assert len(report) > 65_536
+    [write] = github.writes()
+    body = write.body["body"]
+    assert len(body) <= 65_536 and body.startswith(COMMENT_MARKER)
+    assert "This comment was cut to fit GitHub's 65,536-character limit." in body
+    assert ids[-1] in report and ids[-1] in job.summary and ids[-1] not in body
+
+
+def test_an_unexpected_failure_is_one_error_line_not_a_traceback(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError(f"boom with {KEY}")
+
+    monkeypatch.setattr(action, "run_suite", boom)
+    job = run_job(tmp_path, make_repos(tmp_path, stored()), github, fake_llm_server)
+    assert job.code == 2
+    assert "::error title=Driftproof failed::unexpected RuntimeError: boom with *** · Fix: This is a bug" in job.log
+    assert "::debug::" not in job.log  # the trace is printed only when the runner's debug logging is on
+
+
+def test_entrypoint_runs_main_and_explains_a_missing_suite(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GITHUB_WORKSPACE": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "entrypoint.py")], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert "::error title=Driftproof failed::input 'suite' is required" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr

@@ -1,0 +1,238 @@
+"""Rendered markdown against golden files in tests/golden/, plus the exact sentences and the escaping.
+
+Regenerate the golden files after an intended change with ``DRIFTPROOF_UPDATE_GOLDEN=1 pytest ...`` and
+read the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from driftproof.core.decision import decide
+from driftproof.core.diff import diff
+from driftproof.core.models import Receipt
+from driftproof.core.reading import read_receipt
+from driftproof.core.words import DIFFERENT_SOURCES, MORE_CASES, NO_SEPARATION_HEADLINE, NOT_ENOUGH_DRAWS, SMOKE_RUN
+from driftproof.render import render_diff, render_first_run, render_summary, render_view
+from tests.builders import legacy_arm, receipt
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+UPDATE = os.environ.get("DRIFTPROOF_UPDATE_GOLDEN") == "1"
+BASE = [0.20, 0.25, 0.30]
+
+# before → after, with-skill arms (baselines BASE throughout):
+BEFORE = {
+    "subject-line": ([0.85, 0.90, 0.95], BASE),
+    "up": ([0.60, 0.60, 0.60], BASE),
+    "floor": ([0.50, 0.50, 0.50], BASE),
+    "flat": ([0.70, 0.70, 0.70], BASE),
+    "noisy": ([0.50, 0.70, 0.90], BASE),
+    "close": ([0.75, 0.75, 0.75], BASE),
+    "retry-429": ([0.85, 0.90, 0.95], BASE),
+    "only-before": ([0.5, 0.6, 0.7], BASE),
+}
+AFTER = {
+    "subject-line": ([0.50, 0.55, 0.60], BASE),  # 0.55 ± 0.05 under 0.90 ± 0.05: regressed, Δ −0.35
+    "up": ([0.80, 0.85, 0.90], BASE),  # improved, Δ +0.25
+    "floor": ([0.53, 0.53, 0.53], BASE),  # apart, but Δ 0.03 < 0.05: below_effect_floor
+    "flat": ([0.70, 0.70, 0.70], BASE),  # no_separation: r = 0
+    "noisy": ([0.60, 0.70, 0.80], BASE),  # underpowered, s_a + s_b = 0.3 ≥ F: no draw count
+    "close": ([0.70, 0.74, 0.78], BASE),  # underpowered, n > 4·0.0016/0.01² = 64: 65 draws per arm
+    "retry-429": ([0.50, 0.55, None], BASE),  # apart on measured draws, not with the lost draw at 1
+    "only-after": ([0.5, 0.6, 0.7], BASE),
+}
+WIDE = {"low": ([0.3] * 3, [0.3] * 3), "high": ([0.8] * 3, [0.8] * 3)}  # R-5: the cases disagree
+
+
+def check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return
+    assert path.exists(), f"{path} is missing: run with DRIFTPROOF_UPDATE_GOLDEN=1 to write it"
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs: DRIFTPROOF_UPDATE_GOLDEN=1 rewrites it"
+
+
+def diff_md(before: Receipt, after: Receipt) -> str:
+    return render_diff(before, after, diff(before, after), before_label="main", after_label="this PR")
+
+
+def summary_md(after: Receipt, before: Receipt | None, first_run: bool = False) -> str:
+    reading = read_receipt(after)
+    result = diff(before, after) if before is not None else None
+    return render_summary(
+        after,
+        reading,
+        decide(reading, result),
+        result=result,
+        before=before,
+        before_label="main",
+        after_label="this PR",
+        first_run_branch="main" if first_run else None,
+        paths={"receipt": ".driftproof/receipt.new.json", "report": ".driftproof/receipt.report.md"},
+    )
+
+
+def full_pair() -> tuple[Receipt, Receipt]:
+    return receipt(BEFORE), receipt(AFTER, thresholds={"subject-line": 0.7})  # type: ignore[arg-type]
+
+
+CASES: dict[str, Callable[[], str]] = {
+    "diff_full.md": lambda: diff_md(*full_pair()),
+    "diff_smoke.md": lambda: diff_md(receipt(BEFORE), receipt(AFTER, verification="UNVERIFIED", preset="quick")),  # type: ignore[arg-type]
+    "diff_wide_band.md": lambda: diff_md(receipt(WIDE), receipt(WIDE)),  # type: ignore[arg-type]
+    "diff_sources.md": lambda: diff_md(
+        receipt({"a": (legacy_arm([0.80, 0.85, 0.90]), legacy_arm([0.3, 0.35, 0.4]))}),
+        receipt({"a": ([0.5, 0.55, 0.6], BASE)}),
+    ),
+    "view_full.md": lambda: render_view(full_pair()[1], read_receipt(full_pair()[1]), title="receipt.json"),
+    "view_smoke.md": lambda: render_view(
+        r := receipt(AFTER, verification="UNVERIFIED", preset="quick"),  # type: ignore[arg-type]
+        read_receipt(r),
+        title="receipt.quick.json",
+    ),
+    "first_run.md": lambda: render_first_run(
+        r := receipt(AFTER),
+        read_receipt(r),
+        branch="main",
+        title=".driftproof/receipt.new.json",  # type: ignore[arg-type]
+    ),
+    "summary_regressed.md": lambda: summary_md(full_pair()[1], full_pair()[0]),
+    "summary_first_run.md": lambda: summary_md(receipt(AFTER), None, first_run=True),  # type: ignore[arg-type]
+    "summary_smoke.md": lambda: summary_md(
+        receipt(AFTER, verification="UNVERIFIED", preset="quick"),  # type: ignore[arg-type]
+        receipt(BEFORE),  # type: ignore[arg-type]
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden(name: str) -> None:
+    check_golden(name, CASES[name]())
+
+
+def test_no_golden_file_is_left_unchecked() -> None:
+    assert sorted(p.name for p in GOLDEN.glob("*.md")) == sorted(CASES)
+
+
+# --- exact sentences ----------------------------------------------------------------------------------
+
+
+def test_diff_headline_names_each_direction_and_counts_below_floor_apart() -> None:
+    report = CASES["diff_full.md"]()
+    assert report.startswith(
+        "**Driftproof · regressed** · 1 case separated downward (regressed), 1 case separated upward (improved) "
+        "(with-skill arm, this PR vs main)\n"
+    )
+    assert (
+        f"**Not called**: 1 {NO_SEPARATION_HEADLINE} · 1 below effect floor · 2 underpowered · "
+        "1 inconclusive (lost draws)"
+    ) in report
+    assert f"<details><summary>Underpowered (2): {NOT_ENOUGH_DRAWS}</summary>" in report
+    assert "| `close` | 0.000 + 0.040 | 65 |" in report
+    assert "| `noisy` | 0.200 + 0.100 | no draw count reaches the floor: the spreads alone reach it |" in report
+    assert (
+        "- `retry-429`: this PR lost 1 of 3 draws (timeout); main lost 0 of 3 draws. Inconclusive: separated on "
+        "measured draws, but not at every score the lost draws could have had."
+    ) in report
+    assert "Unmatched cases, left out: only in main: `only-before`; only in this PR: `only-after`." in report
+    # main: (0.65 + 0.35 + 0.25 + 0.45 + 0.45 + 0.50 + 0.65 + 0.35) / 8 = 0.45625
+    # this PR: (0.30 + 0.60 + 0.28 + 0.45 + 0.45 + 0.49 + 0.275 + 0.35) / 8 = 0.399375; per 1k: ÷ 0.4
+    assert "| lift (with − without) | +0.456 | +0.399 |" in report
+    assert "| lift per 1k skill tokens | +1.141 | +0.998 |" in report
+    assert "Grading cost of this PR, kept apart from the skill's figures:" in report
+    assert (
+        "| case | main (generation) | this PR (generation) | Δ | verdict | checks (main) | checks (this PR) |" in report
+    )
+
+
+def test_no_separation_headline_when_nothing_separated() -> None:
+    same = receipt({"a": ([0.70] * 3, BASE), "b": ([0.71] * 3, BASE)})  # R-5: B = 0.01 < 0.05
+    assert diff_md(same, same).startswith(f"**Driftproof · no_separation** · {NO_SEPARATION_HEADLINE} (")
+
+
+def test_wide_band_reads_the_more_cases_sentence() -> None:
+    report = CASES["diff_wide_band.md"]()
+    assert f"**Underpowered.** {MORE_CASES}" in report
+    assert "no draw count is given" in report
+
+
+def test_different_sources_sentence_and_legend_only_when_present() -> None:
+    mixed, same = CASES["diff_sources.md"](), CASES["diff_full.md"]()
+    assert DIFFERENT_SOURCES in mixed and "- legacy: one draw per arm" in mixed and "- generation:" in mixed
+    assert DIFFERENT_SOURCES not in same
+    assert "legacy" not in same and "- generation: mean ± sd across the arm's draws" in same
+    assert "| band source | legacy | generation |" in mixed
+
+
+def test_smoke_side_is_named_and_keeps_its_signed_lift() -> None:
+    report = CASES["diff_smoke.md"]()
+    assert report.startswith("**Driftproof · no_verdict** · no verdict: this PR is a smoke run (Smoke run, no verdict)")
+    assert f"> **this PR: {SMOKE_RUN}.** No verdict is given; the lift below is context only." in report
+    assert "| lift (with − without) | +0.456 | +0.399 |" in report
+    assert "**Not called**" not in report and "regressed |" not in report
+    view = CASES["view_smoke.md"]()
+    assert view.startswith(f"**Driftproof · no_verdict** · {SMOKE_RUN}\n")
+    summary = CASES["summary_smoke.md"]()
+    assert "| no_verdict | 0 | 0 | n/a | n/a | – |" in summary and "its lift, +0.399, is context only" in summary
+
+
+def test_first_run_sentence() -> None:
+    assert CASES["first_run.md"]().startswith(
+        "**Driftproof · first run** · No receipt is stored on `main` yet: this is the first run; "
+        "nothing to compare against.\n"
+    )
+
+
+# --- escaping -----------------------------------------------------------------------------------------
+
+EVIL = "a|b <img src=x> @team **x**\nnext"
+EVIL_REASON = "timeout | <script>alert(1)</script> @org/admins [link](http://x)"
+
+
+def evil_pair() -> tuple[Receipt, Receipt]:
+    from tests.builders import arm
+
+    before = receipt({EVIL: ([0.85, 0.9, 0.95], BASE)}, extra={"verification_reason": None})
+    after = receipt(
+        {EVIL: (arm([0.5, 0.55, None], reason=EVIL_REASON), BASE)},
+        verification="UNVERIFIED",
+        extra={"verification_reason": "made by @someone <b>by hand</b> | twice"},
+    )
+    return before, after
+
+
+def table_rows(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("|")]
+
+
+def unescaped_pipes(line: str) -> int:
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+@pytest.mark.parametrize("form", ["diff", "view", "summary", "first_run"])
+def test_receipt_strings_cannot_inject_markdown_html_mentions_or_break_tables(form: str) -> None:
+    before, after = evil_pair()
+    text = {
+        "diff": lambda: diff_md(before, after),
+        "view": lambda: render_view(after, read_receipt(after), title="r.json"),
+        "summary": lambda: summary_md(after, before),
+        "first_run": lambda: render_first_run(after, read_receipt(after), branch="ma|in @x"),
+    }[form]()
+    assert "<img" not in text.replace("`a\\|b <img src=x> @\u200bteam **x** next`", "").replace(
+        "`a|b <img src=x> @\u200bteam **x** next`", ""
+    )
+    assert "<script>" not in text and "<b>" not in text
+    assert not re.search(r"@(team|org|someone|x)\b", text)  # every mention is broken with a zero-width space
+    assert not re.search(r"(?<!\\)\]\(", text)  # no live link
+    assert "\nnext" not in text
+    for block in text.split("\n\n"):
+        rows = table_rows(block)
+        if rows:
+            assert len({unescaped_pipes(row) for row in rows}) == 1, rows
