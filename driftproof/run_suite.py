@@ -216,7 +216,7 @@ def run_suite(
         started_at=started,
         finished_at=_now(),
         timeout_s=request.timeout_s if lane.provider != "stub" else None,
-        max_retries=request.max_retries if lane.provider != "stub" else None,
+        max_retries=request.max_retries if lane.surface == "api" else None,  # a CLI retries its own calls
         price=price_for(judge_model, request.price_table),
         transcripts=transcripts,
         delivery=request.delivery,

@@ -217,10 +217,12 @@ class Runner:
                         self._on_answer(pool, futures, key, gen, journal)
                     else:
                         self._on_sample(pool, futures, key, gen, journal)
-        except KeyboardInterrupt:
+        except BaseException as exc:  # Ctrl-C, or a lane that cannot go on: leave the journal, stop the pool
             pool.shutdown(wait=False, cancel_futures=True)
             if journal is not None:
                 journal.close()
+            if not isinstance(exc, KeyboardInterrupt):
+                raise
             done_draws = sum(len(r[a]) for r in self.results for a in ARMS)
             where = f" in {journal.path}" if journal is not None else ""
             raise RunInterrupted(
@@ -300,6 +302,7 @@ class Runner:
                 captured_files=list(gen.captured_files) if gen.captured_files is not None else None,
                 skill_fired=gen.skill_fired,
                 side_calls=list(gen.side_calls) if gen.side_calls is not None else None,
+                harness_overhead=gen.extra.get("harness_overhead"),
             )
             self._finish(pool, futures, ci, arm, DrawResult(draw, gen.text or None, [], False), journal)
             return
@@ -340,6 +343,7 @@ class Runner:
             captured_files=list(g.captured_files) if g.captured_files is not None else None,
             skill_fired=g.skill_fired,
             side_calls=list(g.side_calls) if g.side_calls is not None else None,
+            harness_overhead=g.extra.get("harness_overhead"),
         )
         self._finish(pool, futures, ci, arm, DrawResult(draw, pending.answer, pending.replies, True), journal)
 

@@ -85,6 +85,18 @@ class SideCall(_Model):
     usage: Usage = Field(description="Tokens of that call.")
 
 
+class HarnessOverhead(_Model):
+    """What a CLI harness added beyond the prompt and skill, as the CLI reported it (CLI surface only)."""
+
+    input_tokens_reported: Count | None = Field(None, description="Input tokens the CLI reported, cache in.")
+    prompt_tokens_estimate: Count | None = Field(None, description="ceil(chars / 4) of prompt plus skill.")
+    overhead_tokens_estimate: Count | None = Field(None, description="Reported input minus the estimate.")
+    total_cost_usd: float | None = Field(None, ge=0, description="Cost the CLI reported for the draw.")
+    num_turns: Count | None = Field(None, description="Agent turns the CLI reported.")
+    duration_ms: Count | None = Field(None, description="Wall time the CLI reported.")
+    reasoning_output_tokens: Count | None = Field(None, description="Reasoning tokens (Codex).")
+
+
 class Draw(_Model):
     """One generated answer in one arm: ``measured`` with a score, or ``lost`` with a reason."""
 
@@ -102,6 +114,7 @@ class Draw(_Model):
     skill_fired: bool | None = Field(None, description="discover delivery: did the skill fire. Never scored.")
     side_calls: list[SideCall] | None = Field(None, description="Harness calls on other models.")
     endpoint_attempts: Count | None = Field(None, description="Runner attempts for this draw's answer.")
+    harness_overhead: HarnessOverhead | None = Field(None, description="CLI surface: the harness's own tokens.")
 
 
 class Arm(_Model):

@@ -82,6 +82,11 @@ def test_whole_run_on_claude_code(suite_dir: Path, fake_cli: FakeCLI) -> None:
     assert arm.cost_usd == pytest.approx(0.006, abs=1e-12)
     prompts = [e["prompt"] for e in fake_cli.invocations() if "prompt" in e]
     assert prompts == ["Commit the cart fix."] * 4  # one invocation per draw; the judge went to the stub
+    overhead = case.baseline.draws[0].harness_overhead  # disclosed per draw: 100 + 1000 reported in
+    assert overhead is not None and overhead.input_tokens_reported == 1100
+    assert overhead.total_cost_usd == pytest.approx(0.003 + 0.0001)  # the answer plus the side call
+    assert overhead.overhead_tokens_estimate == 1100 - overhead.prompt_tokens_estimate
+    assert run.settings.max_retries is None  # a CLI retries its own calls; the runner makes one attempt
 
 
 def test_whole_run_on_codex_with_files_capture(suite_dir: Path, fake_cli: FakeCLI) -> None:
@@ -114,14 +119,12 @@ def test_failed_draws_are_lost_and_the_run_finishes(suite_dir: Path, fake_cli: F
     )
 
 
-# The runner leaves its journal open when a lane raises (it closes it only on Ctrl-C): collected here.
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_another_model_answering_stops_the_run(suite_dir: Path, fake_cli: FakeCLI) -> None:
     fake_cli.use({"scenario": "other_model", "answer_model": "claude-haiku-5-5"})
     with pytest.raises(LaneError, match="another model gave the answer"):
         run_suite(request(suite_dir))
     assert not (suite_dir / "receipt.json").exists()
-    gc.collect()
+    gc.collect()  # nothing left open: the runner closed its journal and pool on the way out
 
 
 def test_discover_delivery_through_the_command_line(
