@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -115,11 +118,28 @@ def load_receipt(path: Path | str) -> Receipt:
     return load_receipt_bytes(raw, str(path))
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a large tree of new objects is built.
+
+    A receipt of 1,000 cases holds some 120,000 small objects and no reference cycles; without the
+    pause the collector rescans them again and again as they are made (about 30% of the load time).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def load_receipt_bytes(raw: bytes, source: str) -> Receipt:
     """Load a receipt from bytes (the default branch's copy, say)."""
-    doc = parse_document(raw, source)
-    check_document(doc, source)
-    return to_model(doc, source)
+    with _gc_paused():
+        doc = parse_document(raw, source)
+        check_document(doc, source)
+        return to_model(doc, source)
 
 
 _PLACEHOLDER = {"algorithm": "sha256", "sha256": "0" * 64}
