@@ -39,8 +39,23 @@ with FakeLLMServer(responder, delay_s=float(sys.argv[2])) as server:
 """
 
 
-def run(provider: str, suite: Path, concurrency: int, env: dict[str, str]) -> tuple[float, float, int]:
+def run(
+    provider: str, suite: Path, concurrency: int, env: dict[str, str], delay: float = 0.0
+) -> tuple[float, float, int]:
+    import driftproof.run_suite as rs
     from driftproof.run_suite import RunRequest, run_suite
+
+    if provider == "stub" and delay:  # the runner alone: a stub lane that waits like the server does
+        from driftproof.lanes.base import Generation, GenerationRequest
+        from driftproof.lanes.stub import StubLane
+
+        class Sleeping(StubLane):
+            def generate(self, request: GenerationRequest) -> Generation:
+                time.sleep(delay)
+                return super().generate(request)
+
+        real = rs.make_lanes
+        rs.make_lanes = lambda req: (Sleeping(), Sleeping(), real(req)[2])  # type: ignore[assignment]
 
     request = RunRequest(
         suite=suite,
@@ -54,8 +69,12 @@ def run(provider: str, suite: Path, concurrency: int, env: dict[str, str]) -> tu
         environ=env,
     )
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    with open(os.devnull, "w") as sink:
-        outcome = run_suite(request, progress_stream=sink)
+    try:
+        with open(os.devnull, "w") as sink:
+            outcome = run_suite(request, progress_stream=sink)
+    finally:
+        if provider == "stub" and delay:
+            rs.make_lanes = real  # type: ignore[assignment]
     return time.perf_counter() - wall0, time.process_time() - cpu0, outcome.receipt.run.logical_calls or 0
 
 
@@ -82,11 +101,16 @@ def main() -> None:
             print(f"{args.cases} cases, 3 draws per arm, 5 judge samples, concurrency {args.concurrency}")
             print("| lane | calls | wall s | ideal s | wall / ideal | runner CPU ms per call |")
             print("|---|---|---|---|---|---|")
-            for provider in ("anthropic", "stub"):
-                wall, cpu, calls = run(provider, suite, args.concurrency, env)
-                ideal = calls * args.delay / args.concurrency if provider != "stub" else 0.0
+            lanes = [
+                ("stub, no delay (runner CPU alone)", "stub", 0.0),
+                (f"stub waiting {args.delay} s per call (runner scheduling)", "stub", args.delay),
+                (f"anthropic SDK, server delay {args.delay} s", "anthropic", args.delay),
+            ]
+            for label, provider, delay in lanes:
+                wall, cpu, calls = run(provider, suite, args.concurrency, env, delay)
+                ideal = calls * delay / args.concurrency
                 ratio = f"{wall / ideal:.3f}" if ideal else "–"
-                print(f"| {provider} | {calls} | {wall:.2f} | {ideal:.2f} | {ratio} | {cpu / calls * 1000:.2f} |")
+                print(f"| {label} | {calls} | {wall:.2f} | {ideal:.2f} | {ratio} | {cpu / calls * 1000:.2f} |")
     finally:
         assert server.stdin is not None
         server.stdin.close()

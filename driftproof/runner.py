@@ -8,10 +8,10 @@ Ctrl-C leaves the journal (every finished draw) and no receipt; ``--resume`` fin
 
 from __future__ import annotations
 
-import itertools
 import json
+import queue
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -141,6 +141,7 @@ class Journal:
 
 
 Progress = Callable[[str, Tally], None]
+Futures = dict[Future[Generation], tuple[str, Any]]
 
 
 class Runner:
@@ -163,7 +164,7 @@ class Runner:
         self._progress = progress or (lambda _event, _tally: None)
         self._log_answer = log_answer
         self._outstanding: dict[int, int] = {}
-        self._seq = itertools.count()
+        self._done: queue.SimpleQueue[Future[Generation]] = queue.SimpleQueue()
         self._pending: dict[tuple[int, str, int], _Pending] = {}
         #: Why each case stopped drawing: the stopping rule's last word.
         self.stop_reasons: dict[int, str] = {}
@@ -203,20 +204,19 @@ class Runner:
                 self._restore(journal.load())
             journal.open(fresh=not resume)
         pool = ThreadPoolExecutor(max_workers=self.options.concurrency, thread_name_prefix="driftproof")
-        futures: dict[Future[Generation], tuple[str, Any, int]] = {}
+        futures: Futures = {}
         try:
             for ci in range(len(self.suite.cases)):
                 self._next_round(pool, futures, ci)
             while futures:
-                done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
-                for future in sorted(done, key=lambda f: futures[f][2]):  # in submission order
-                    kind, key, _seq = futures.pop(future)
-                    gen = future.result()
-                    self._count(gen)
-                    if kind == "answer":
-                        self._on_answer(pool, futures, key, gen, journal)
-                    else:
-                        self._on_sample(pool, futures, key, gen, journal)
+                future = self._next_done()
+                kind, key = futures.pop(future)
+                gen = future.result()
+                self._count(gen)
+                if kind == "answer":
+                    self._on_answer(pool, futures, key, gen, journal)
+                else:
+                    self._on_sample(pool, futures, key, gen, journal)
         except BaseException as exc:  # Ctrl-C, or a lane that cannot go on: leave the journal, stop the pool
             pool.shutdown(wait=False, cancel_futures=True)
             if journal is not None:
@@ -231,6 +231,20 @@ class Runner:
         pool.shutdown(wait=True)
         if journal is not None:
             journal.close()
+
+    def _submit(self, pool: ThreadPoolExecutor, futures: Futures, kind: str, key: Any, fn: Any, *args: Any) -> None:
+        """Submit one call; when it finishes, its future joins the completion queue (O(1) per call)."""
+        future: Future[Generation] = pool.submit(fn, *args)
+        futures[future] = (kind, key)
+        future.add_done_callback(self._done.put)
+
+    def _next_done(self) -> Future[Generation]:
+        """The next finished call, in completion order; wakes regularly so Ctrl-C is seen at once."""
+        while True:
+            try:
+                return self._done.get(timeout=0.25)
+            except queue.Empty:
+                continue
 
     def _count(self, gen: Generation) -> None:
         self.tally.logical_calls += 1
@@ -251,9 +265,7 @@ class Runner:
     def _made(self, ci: int, arm: str) -> int:
         return len(self.results[ci][arm])
 
-    def _next_round(
-        self, pool: ThreadPoolExecutor, futures: dict[Future[Generation], tuple[str, Any, int]], ci: int
-    ) -> None:
+    def _next_round(self, pool: ThreadPoolExecutor, futures: Futures, ci: int) -> None:
         measured = {
             arm: [r.draw.score for r in self.results[ci][arm].values() if r.draw.score is not None] for arm in ARMS
         }
@@ -270,14 +282,14 @@ class Runner:
         for arm, add in (("with_skill", decision.add_with), ("baseline", decision.add_baseline)):
             start = max(self.results[ci][arm], default=-1) + 1
             for index in range(start, start + add):
-                futures[pool.submit(self._generate, case, arm, index)] = ("answer", (ci, arm, index), next(self._seq))
+                self._submit(pool, futures, "answer", (ci, arm, index), self._generate, case, arm, index)
                 self._outstanding[ci] += 1
         self.stop_reasons[ci] = decision.reason
 
     def _on_answer(
         self,
         pool: ThreadPoolExecutor,
-        futures: dict[Future[Generation], tuple[str, Any, int]],
+        futures: Futures,
         key: tuple[int, str, int],
         gen: Generation,
         journal: Journal | None,
@@ -311,13 +323,14 @@ class Runner:
         )
         self._pending[(ci, arm, index)] = pending
         for sample in range(self.options.judge_samples):
-            future = pool.submit(self._judge_call, case, arm, index, sample, answer)
-            futures[future] = ("judge", (ci, arm, index, sample), next(self._seq))
+            self._submit(
+                pool, futures, "judge", (ci, arm, index, sample), self._judge_call, case, arm, index, sample, answer
+            )
 
     def _on_sample(
         self,
         pool: ThreadPoolExecutor,
-        futures: dict[Future[Generation], tuple[str, Any, int]],
+        futures: Futures,
         key: tuple[int, str, int, int],
         gen: Generation,
         journal: Journal | None,
@@ -374,7 +387,7 @@ class Runner:
     def _finish(
         self,
         pool: ThreadPoolExecutor,
-        futures: dict[Future[Generation], tuple[str, Any, int]],
+        futures: Futures,
         ci: int,
         arm: str,
         result: DrawResult,
