@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from driftproof.defaults import judge_provider_for
 from driftproof.errors import InputError
 from driftproof.github import Event
 
@@ -134,9 +135,9 @@ class ActionConfig(BaseModel):
     def missing_model_secrets(self, environ: Mapping[str, str]) -> list[str]:
         """For each provider this run calls without a key, its variable names joined by 'or'.
 
-        The judge is taken to use the lane's provider when ``judge-provider`` is empty.
+        When ``judge-provider`` is empty the judge is the one fixed judge (anthropic), as for the CLI.
         """
-        providers = dict.fromkeys([self.provider, self.judge_provider or self.provider])
+        providers = dict.fromkeys([self.provider, judge_provider_for(self.provider, self.judge_provider)])
         missing = []
         for provider in providers:
             names = MODEL_SECRET_ENV[provider]

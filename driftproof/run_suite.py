@@ -18,6 +18,7 @@ from driftproof.assemble import RunContext, build_receipt
 from driftproof.atomic import write_text
 from driftproof.core.models import Receipt
 from driftproof.core.stopping import DEFAULT_RULE, StoppingRule
+from driftproof.defaults import DEFAULT_JUDGE_MODEL, judge_provider_for
 from driftproof.errors import InputError
 from driftproof.lanes.base import Lane
 from driftproof.prices import price_for
@@ -26,8 +27,6 @@ from driftproof.receipts import write_receipt
 from driftproof.runner import ARMS, Journal, Runner, RunOptions, run_fingerprint
 from driftproof.suite import Suite, load_suite
 
-DEFAULT_JUDGE_PROVIDER = "anthropic"
-DEFAULT_JUDGE_MODEL = "claude-haiku-4-5"
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
 DELIVERIES = ("system_prompt", "discover")
 
@@ -100,7 +99,7 @@ def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
     script = load_script(request.script) if request.script else None
     if request.script and request.provider != "stub":
         raise InputError("--script drives the stub lane only: add --provider stub")
-    judge_provider = request.judge_provider or ("stub" if request.provider == "stub" else DEFAULT_JUDGE_PROVIDER)
+    judge_provider = judge_provider_for(request.provider, request.judge_provider)
     if request.delivery not in DELIVERIES:
         raise InputError(f"unknown delivery {request.delivery!r}: expected one of {', '.join(DELIVERIES)}")
     if request.delivery == "discover" and (request.provider == "stub" or request.surface != "cli"):

@@ -162,7 +162,14 @@ def test_config_is_frozen() -> None:
     [
         ({}, {}, ["ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN"]),
         ({}, {"ANTHROPIC_AUTH_TOKEN": "tok"}, []),
-        ({"provider": "openai"}, {"OPENAI_API_KEY": "  "}, ["OPENAI_API_KEY"]),
+        # the default judge is the one fixed anthropic judge, whatever the lane's provider
+        (
+            {"provider": "openai"},
+            {"OPENAI_API_KEY": "  "},
+            ["OPENAI_API_KEY", "ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN"],
+        ),
+        ({"provider": "openai"}, {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}, []),
+        ({"provider": "openai", "judge-provider": "openai"}, {"OPENAI_API_KEY": "k"}, []),
         (
             {"provider": "openai", "judge-provider": "anthropic"},
             {"OPENAI_API_KEY": "sk"},
