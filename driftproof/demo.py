@@ -1,24 +1,38 @@
-"""``driftproof demo``: the main job on the bundled example, offline, on the stub lane."""
+"""``driftproof demo``: the main job on the bundled example, offline, on the stub lane.
+
+It runs the example suite twice on scripted stub answers, once as ``main`` (the skill before a pull
+request) and once as ``this PR``, then prints the PR's receipt and the comparison report a reviewer
+would see. Stub receipts read UNVERIFIED, so the report gives no verdict and keeps the lift as context.
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+from driftproof.core.diff import diff
 from driftproof.core.reading import read_receipt
-from driftproof.render import render_view
+from driftproof.render import render_diff, render_view
 from driftproof.run_suite import RunRequest, run_suite
 from driftproof.terminal import print_run_summary
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "commit-writer"
 
 
 def run_demo(out: Path) -> int:
-    """Run the example suite on the stub lane, write its receipt under ``out``, print its view."""
-    suite = EXAMPLES / "commit-writer" / "suite.yaml"
+    """Run the example as main and as this PR on the stub lane, write both receipts under ``out``, report."""
+    suite = EXAMPLE / "suite.yaml"
     if not suite.is_file():  # an installed wheel carries no examples
-        print("driftproof demo needs a source checkout (examples/commit-writer/suite.yaml)")
+        print("driftproof demo needs a source checkout (examples/commit-writer/suite.yaml)", file=sys.stderr)
         return 2
-    outcome = run_suite(RunRequest(suite=suite, provider="stub", out=out / "receipt.json"))
-    print(render_view(outcome.receipt, read_receipt(outcome.receipt), title=str(outcome.path)))
-    print_run_summary(outcome)
+    runs = {}
+    for name in ("main", "pr"):
+        request = RunRequest(
+            suite=suite, provider="stub", script=EXAMPLE / f"stub-{name}.yaml", out=out / f"{name}.json"
+        )
+        runs[name] = run_suite(request)
+    before, after = runs["main"].receipt, runs["pr"].receipt
+    print(render_view(after, read_receipt(after), title=str(runs["pr"].path)))
+    print(render_diff(before, after, diff(before, after), before_label="main", after_label="this PR"))
+    print_run_summary(runs["pr"])
     return 0

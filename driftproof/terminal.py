@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from driftproof.core.reading import read_receipt
-from driftproof.core.words import CaseVerdict
+from driftproof.core.words import SMOKE_RUN, CaseVerdict
 from driftproof.render import signed
 from driftproof.run_suite import RunOutcome
 
@@ -14,7 +14,8 @@ def print_run_summary(outcome: RunOutcome) -> None:
     lane, judge = receipt.run.lane, receipt.judge
     judge_text = f" · judge {judge.provider}/{judge.model_requested}" if judge else ""
     head = f"{receipt.suite.name} · {lane.provider}/{lane.model_requested} ({lane.surface})"
-    print(f"{head}{judge_text} · {len(receipt.cases)} cases")
+    n = len(receipt.cases)
+    print(f"{head}{judge_text} · {n} case{'' if n == 1 else 's'}")
     spread = f" (±{reading.lift_spread:.2f} across cases)" if reading.lift_spread is not None else ""
     per_1k = f"   {signed(reading.lift_per_1k)} per 1k skill tokens" if reading.lift_per_1k is not None else ""
     print(f"status  {reading.status}   lift {signed(reading.lift)}{spread}{per_1k}")
@@ -32,17 +33,24 @@ def print_run_summary(outcome: RunOutcome) -> None:
 
 
 def print_quick(outcome: RunOutcome) -> None:
-    """The smoke run's one case: its answers with and without the skill, side by side."""
+    """The smoke run's one case: its answers with the skill and without it, side by side, draw by draw."""
+    from rich.console import Console
+    from rich.table import Table
+
     case = outcome.suite.cases[0]
     results = outcome.runner.results[0]
-    print(f"Smoke run, no verdict · case {case.id}: answers with the skill and without it\n")
+    table = Table(title=f"{SMOKE_RUN} · case {case.id}", show_lines=True, expand=True)
+    table.add_column("draw", justify="right", no_wrap=True)
+    table.add_column("with the skill", ratio=1, overflow="fold")
+    table.add_column("without it", ratio=1, overflow="fold")
     for index in sorted(set(results["with_skill"]) | set(results["baseline"])):
+        cells = []
         for arm in ("with_skill", "baseline"):
             r = results[arm].get(index)
             if r is None:
+                cells.append("")
                 continue
-            head = f"--- draw {index + 1}, {arm.replace('_', ' ')}"
-            score = f" (score {r.draw.score:.2f})" if r.draw.score is not None else f" (lost: {r.draw.lost_reason})"
-            print(head + score)
-            print((r.answer or "").rstrip() or "(no answer)")
-        print()
+            score = f"score {r.draw.score:.2f}" if r.draw.score is not None else f"lost: {r.draw.lost_reason}"
+            cells.append(f"[{score}]\n{(r.answer or '').rstrip() or '(no answer)'}")
+        table.add_row(str(index + 1), *cells)
+    Console(highlight=False, markup=False, soft_wrap=False).print(table)

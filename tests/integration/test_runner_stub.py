@@ -232,3 +232,21 @@ def test_bad_flags_are_one_line_errors(suite_dir: Path, capsys: pytest.CaptureFi
     assert code == 2 and err.strip() == "driftproof: error: --draws must be a positive integer, got 0"
     code = main(["run", str(suite_dir / "missing.yaml"), "--provider", "stub"])
     assert code == 2 and "no such suite file" in capsys.readouterr().err
+
+
+def test_capture_rules_apply_to_agents_not_to_bare_replies(suite_dir: Path) -> None:
+    """A tool-less reply is the answer itself: 'Updated total() ...' is a commit message, not a work report.
+    (On a CLI surface the same reply is lost before grading: tests/integration/test_cli_lanes_runs.py.)"""
+    script = {
+        "cases": {
+            "a": {
+                "with_skill": [{"answer": "Updated total() to handle empty carts.", "scores": [0.6]}],
+                "baseline": [{"answer": "I saved the message to notes.md", "scores": [0.2]}],
+            }
+        }
+    }
+    (suite_dir / "script.yaml").write_text(yaml.safe_dump(script), encoding="utf-8")
+    r = run_suite(request(suite_dir, draws=2, max_draws=2)).receipt
+    draws = r.cases[0].with_skill.draws + r.cases[0].baseline.draws
+    assert [d.status for d in draws] == ["measured"] * 4
+    assert [d.score for d in draws] == pytest.approx([0.6, 0.6, 0.2, 0.2])
