@@ -1,9 +1,11 @@
-"""GitHub glue for the Action: the event, the REST client, the baseline read, workflow commands.
+"""GitHub glue for the Action: the event and the REST client, with the baseline read re-exported.
 
 Nothing here decides anything about skills or receipts. It reads what GitHub hands the
-container (event payload, environment files), talks to the REST API through one
-``httpx.Client`` (so tests swap in ``httpx.MockTransport``), and writes what GitHub reads
-back (stdout workflow commands, ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``).
+container (event payload, environment) and talks to the REST API through one
+``httpx.Client`` (so tests swap in ``httpx.MockTransport``). The stored receipt is read from
+the default branch by :mod:`driftproof._default_branch`; what the Action writes back for the
+runner (stdout workflow commands, ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) is written by
+:mod:`driftproof.workflow`. Both are re-exported here, so ``driftproof.github`` names them all.
 
 Secrets: the runner masks logs and the job summary, never what the Action posts through
 the API. Every outgoing comment body goes through :func:`redact`, and the token never
@@ -14,21 +16,34 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import secrets as _secrets
-import subprocess
-import sys
-import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from typing import Literal, NamedTuple, TextIO
+from pathlib import Path
+from typing import Literal, NamedTuple
 from urllib.parse import quote
 
 import httpx
 
+from driftproof._default_branch import RunGit as RunGit
+from driftproof._default_branch import ensure_safe_directory, read_default_branch_file
 from driftproof.errors import GitHubError
+from driftproof.workflow import COMMENT_CUT_NOTE as COMMENT_CUT_NOTE
+from driftproof.workflow import (
+    COMMENT_LIMIT,
+    SECRET_ENV_NAMES,
+    SUMMARY_LIMIT_BYTES,
+    add_mask,
+    append_summary,
+    error,
+    notice,
+    redact,
+    secret_values,
+    stop_commands,
+    truncate_comment,
+    warning,
+    write_outputs,
+)
+from driftproof.workflow import SUMMARY_CUT_NOTE as SUMMARY_CUT_NOTE
 
 __all__ = [
     "COMMENT_LIMIT",
@@ -56,33 +71,11 @@ __all__ = [
 COMMENT_MARKER = "<!-- driftproof:comment -->"
 """Hidden first line of the sticky PR comment; the only way the Action finds it again."""
 
-COMMENT_LIMIT = 65_536
-"""GitHub refuses a comment body longer than this many characters (422 "Body is too long")."""
-
-SUMMARY_LIMIT_BYTES = 1_048_576
-"""GitHub drops a step's job summary larger than 1 MiB, so the Action stays under it."""
-
-SECRET_ENV_NAMES = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "OPENAI_API_KEY",
-    "CODEX_API_KEY",
-    "GITHUB_TOKEN",
-    "INPUT_GITHUB-TOKEN",
-    "INPUT_GITHUB_TOKEN",
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-)
-"""Environment variables whose values are masked in logs and redacted from API writes."""
-
 _API_VERSION = "2022-11-28"
 _JSON_ACCEPT = "application/vnd.github+json"
 _RAW_ACCEPT = "application/vnd.github.raw+json"
 _MAX_PAGES = 100  # 100 pages of 100 comments: far past any real PR thread
 _DEPENDABOT = "dependabot[bot]"
-
-RunGit = Callable[..., subprocess.CompletedProcess[bytes]]
-"""``subprocess.run``-compatible callable; tests may pass a fake."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,289 +369,3 @@ def _error_message(method: str, endpoint: str, response: httpx.Response) -> str:
         f"GitHub API {method} {endpoint} returned {response.status_code} "
         f"{response.reason_phrase}: {said}{_hint(response.status_code, endpoint)}"
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# Baseline receipt from the default branch
-
-
-class _GitRead(NamedTuple):
-    content: bytes | None
-    absent: bool
-    reason: str
-
-
-def read_default_branch_file(
-    workspace: Path,
-    default_branch: str,
-    path: str,
-    *,
-    client: GitHubClient | None,
-    run_git: RunGit = subprocess.run,
-) -> bytes | None:
-    """The file at ``path`` on ``origin/<default_branch>``; ``None`` when it is not there.
-
-    git first (``fetch`` the branch, then ``show``), the contents API when git cannot
-    answer. ``None`` means "first run, no receipt stored yet", never "something failed".
-    """
-    if not default_branch or default_branch.startswith("-") or ".." in default_branch:
-        raise GitHubError(f"default branch name {default_branch!r} is not a usable branch name")
-    parts = PurePosixPath(path).parts
-    if not parts or PurePosixPath(path).is_absolute() or ".." in parts:
-        raise GitHubError(f"{path!r} must be a path relative to the repository root")
-    found = _git_read(workspace, default_branch, path, run_git)
-    if found.content is not None or found.absent:
-        return found.content
-    if client is None:
-        raise GitHubError(
-            f"cannot read {path} from origin/{default_branch}: {found.reason}; "
-            "and there is no GitHub API client to fall back on (set github-token)"
-        )
-    return client.fetch_file(path, default_branch)
-
-
-def _git_read(workspace: Path, branch: str, path: str, run_git: RunGit) -> _GitRead:
-    """Fetch ``branch`` into ``refs/remotes/origin/`` and show ``path``; never raises."""
-    remote_ref = f"refs/remotes/origin/{branch}"
-    shallow = _git(workspace, run_git, "rev-parse", "--is-shallow-repository")
-    depth = ["--depth=1"] if shallow is not None and shallow.stdout.strip() == b"true" else []
-    fetched = _git(workspace, run_git, "fetch", "--no-tags", *depth, "origin", f"+refs/heads/{branch}:{remote_ref}")
-    if fetched is None or fetched.returncode != 0:
-        return _GitRead(None, False, f"git fetch failed: {_stderr(fetched)}")
-    shown = _git(workspace, run_git, "show", f"{remote_ref}:{path}")
-    if shown is None:
-        return _GitRead(None, False, "git show could not run")
-    if shown.returncode == 0:
-        return _GitRead(shown.stdout, False, "")
-    err = _stderr(shown)
-    absent = "does not exist" in err or "exists on disk, but not in" in err
-    return _GitRead(None, absent, f"git show failed: {err}")
-
-
-def _git(
-    workspace: Path, run_git: RunGit, *args: str, timeout: float = 120.0
-) -> subprocess.CompletedProcess[bytes] | None:
-    """Run one git command in ``workspace``: no prompts, C locale; ``None`` if git cannot start."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    command = ["git", "-c", f"safe.directory={workspace}", *args]
-    try:
-        return run_git(command, cwd=workspace, capture_output=True, check=False, env=env, timeout=timeout)
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _stderr(result: subprocess.CompletedProcess[bytes] | None) -> str:
-    """The last line git printed on stderr, which is where it says what went wrong."""
-    if result is None:
-        return "git is not available"
-    lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
-    return lines[-1] if lines else f"exit status {result.returncode}"
-
-
-def ensure_safe_directory(workspace: Path, *, run_git: RunGit = subprocess.run) -> bool:
-    """Mark the mounted workspace safe in the global git config (the container runs as root
-    over a checkout owned by the runner's user). Idempotent; ``False`` if git cannot run."""
-    listed = _git(workspace, run_git, "config", "--global", "--get-all", "safe.directory")
-    if listed is None:
-        return False
-    if str(workspace) in listed.stdout.decode("utf-8", "replace").splitlines():
-        return True
-    added = _git(workspace, run_git, "config", "--global", "--add", "safe.directory", str(workspace))
-    return added is not None and added.returncode == 0
-
-
-# ---------------------------------------------------------------------------------------------
-# Workflow commands (stdout)
-
-
-def _escape_data(value: str) -> str:
-    """Escape a command's message as the runner expects.
-
-    >>> _escape_data("50%\\ndone")
-    '50%25%0Adone'
-    """
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(value: str) -> str:
-    """Escape a command property value (``file=``, ``title=``): also ``:`` and ``,``.
-
-    >>> _escape_property("a: b, c")
-    'a%3A b%2C c'
-    """
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
-
-
-def _command(name: str, message: str, properties: Mapping[str, object], stream: TextIO | None) -> None:
-    """Print ``::name k=v,k=v::message`` with both parts escaped."""
-    props = ",".join(f"{k}={_escape_property(str(v))}" for k, v in properties.items() if v is not None)
-    out = stream if stream is not None else sys.stdout
-    out.write(f"::{name}{' ' + props if props else ''}::{_escape_data(message)}\n")
-    out.flush()
-
-
-def add_mask(value: str, *, stream: TextIO | None = None) -> None:
-    """Ask the runner to mask ``value`` (and each of its lines) in every later log line."""
-    for item in dict.fromkeys([value, *value.splitlines()]):
-        if item.strip():
-            _command("add-mask", item, {}, stream)
-
-
-def _annotation(
-    kind: str,
-    message: str,
-    file: str | None,
-    line: int | None,
-    title: str | None,
-    stream: TextIO | None,
-) -> None:
-    _command(kind, message, {"file": file, "line": line, "title": title}, stream)
-
-
-def notice(
-    message: str,
-    *,
-    file: str | None = None,
-    line: int | None = None,
-    title: str | None = None,
-    stream: TextIO | None = None,
-) -> None:
-    """A ``::notice::`` annotation."""
-    _annotation("notice", message, file, line, title, stream)
-
-
-def warning(
-    message: str,
-    *,
-    file: str | None = None,
-    line: int | None = None,
-    title: str | None = None,
-    stream: TextIO | None = None,
-) -> None:
-    """A ``::warning::`` annotation."""
-    _annotation("warning", message, file, line, title, stream)
-
-
-def error(
-    message: str,
-    *,
-    file: str | None = None,
-    line: int | None = None,
-    title: str | None = None,
-    stream: TextIO | None = None,
-) -> None:
-    """An ``::error::`` annotation."""
-    _annotation("error", message, file, line, title, stream)
-
-
-@contextmanager
-def stop_commands(*, stream: TextIO | None = None) -> Iterator[str]:
-    """Stop the runner from reading workflow commands while raw model output is printed.
-
-    Yields the random resume token; nothing printed inside can guess it.
-    """
-    token = _secrets.token_hex(16)
-    out = stream if stream is not None else sys.stdout
-    out.write(f"::stop-commands::{token}\n")
-    out.flush()
-    try:
-        yield token
-    finally:
-        out.write(f"::{token}::\n")
-        out.flush()
-
-
-# ---------------------------------------------------------------------------------------------
-# Environment files, limits, redaction
-
-
-def write_outputs(path: Path, outputs: Mapping[str, str]) -> None:
-    """Append outputs to ``GITHUB_OUTPUT`` in the heredoc form, all in one ``write``.
-
-    ``name<<ghadelimiter_<uuid>`` / value / delimiter, so any value (multi-line too) is safe.
-    """
-    chunks = []
-    for name, value in outputs.items():
-        delimiter = f"ghadelimiter_{uuid.uuid4()}"
-        if not name or any(c in name for c in "\r\n=<") or delimiter in value:
-            raise ValueError(f"cannot write output {name!r}: bad name or value")
-        chunks.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
-    _append(path, "".join(chunks).encode("utf-8"))
-
-
-def _append(path: Path, data: bytes) -> None:
-    """Append with O_APPEND, looping only if the kernel writes short."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
-
-
-SUMMARY_CUT_NOTE = "\n\n> **Summary cut at GitHub's 1 MiB limit.** The full report is in the report file.\n"
-
-
-def append_summary(path: Path, markdown: str) -> bool:
-    """Append Markdown to ``GITHUB_STEP_SUMMARY``, cut with a note to stay under 1 MiB.
-
-    Returns True when the text had to be cut.
-    """
-    used = path.stat().st_size if path.exists() else 0
-    data = markdown.encode("utf-8")
-    room = SUMMARY_LIMIT_BYTES - used
-    if len(data) <= room:
-        _append(path, data)
-        return False
-    note = SUMMARY_CUT_NOTE.encode("utf-8")
-    keep = data[: max(0, room - len(note))].decode("utf-8", "ignore").encode("utf-8")
-    _append(path, keep + note if room >= len(note) else b"")
-    return True
-
-
-COMMENT_CUT_NOTE = (
-    "\n\n---\n**This comment was cut to fit GitHub's 65,536-character limit.** "
-    "The full report is in the job summary and the report file.\n"
-)
-
-
-def truncate_comment(body: str, limit: int = COMMENT_LIMIT) -> str:
-    """Cut ``body`` to ``limit`` characters at a line end, close open blocks, add a note.
-
-    >>> truncate_comment("short")
-    'short'
-    >>> len(truncate_comment("x\\n" * 40_000)) <= 65_536
-    True
-    """
-    if len(body) <= limit:
-        return body
-    cut = limit - len(COMMENT_CUT_NOTE)
-    while cut > 0:
-        head = body[:cut]
-        newline = head.rfind("\n")
-        head = head[:newline] if newline > 0 else head
-        closing = "\n```" if head.count("```") % 2 else ""
-        closing += "\n</details>" * max(0, head.count("<details") - head.count("</details>"))
-        result = head + closing + COMMENT_CUT_NOTE
-        if len(result) <= limit:
-            return result
-        cut -= len(result) - limit
-    return COMMENT_CUT_NOTE[-limit:]
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every secret value of 4+ characters in ``text`` with ``***``, longest first.
-
-    >>> redact("key=sk-abc123 and abc", ["sk-abc123", "abc"])
-    'key=*** and abc'
-    """
-    values = {v for s in secrets for v in (s, s.strip()) if len(v) >= 4}
-    for value in sorted(values, key=len, reverse=True):
-        text = text.replace(value, "***")
-    return text
-
-
-def secret_values(environ: Mapping[str, str]) -> list[str]:
-    """The non-empty values of :data:`SECRET_ENV_NAMES`, each once, in that order."""
-    return list(dict.fromkeys(v for n in SECRET_ENV_NAMES if (v := environ.get(n, "")).strip()))

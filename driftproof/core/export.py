@@ -34,10 +34,16 @@ def arm_json(arm: ArmSummary) -> dict[str, Any]:
     }
 
 
+NO_VERDICT_NO_COUNT = "no verdict, so no draw count"
+
+
 def _draws_needed(case: CaseReading | DiffCase) -> tuple[int | None, str | None]:
+    """The draws per arm needed, or why there is no count: every ``null`` comes with its reason."""
     cmp = case.comparison
-    if case.verdict != CaseVerdict.UNDERPOWERED:  # withheld with the verdict when a side has none
-        return None, None
+    if case.verdict is None:  # withheld with the verdict when a side has none
+        return None, NO_VERDICT_NO_COUNT
+    if case.verdict != CaseVerdict.UNDERPOWERED:
+        return None, f"not underpowered: the case reads {case.verdict}"
     return cmp.draws_needed, cmp.draws_needed_reason
 
 
