@@ -42,6 +42,7 @@ RUN pip install --no-cache-dir \
     jinja2==3.1.6 \
     jiter==0.19.0 \
     jsonschema==4.26.0 \
+    jsonschema-rs==0.61.2 \
     jsonschema-specifications==2025.9.1 \
     markdown-it-py==4.3.0 \
     markupsafe==3.0.4 \
