@@ -1,0 +1,73 @@
+"""A real Ctrl-C: SIGINT to a running ``driftproof run`` leaves a journal and no receipt; --resume finishes it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from driftproof.receipts import load_receipt
+from tests.support.fake_llm_script import FakeReply, RecordedRequest, json_text_reply
+from tests.support.fake_llm_server import FakeLLMServer
+
+
+def responder(req: RecordedRequest) -> FakeReply:
+    if "<<<ANSWER" in req.prompt_text:
+        return json_text_reply({"score": 0.8, "reason": "ok"}, model="claude-haiku-4-5")
+    return FakeReply(text="fix(cart): return 0 for an empty cart")
+
+
+def test_sigint_then_resume(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.yaml"
+    cases = [{"id": f"c{i}", "prompt": f"Task {i}.", "rubric": "good"} for i in range(3)]
+    suite.write_text(yaml.safe_dump({"cases": cases}), encoding="utf-8")
+    out = tmp_path / "receipt.json"
+    journal = tmp_path / "receipt.json.journal"
+    with FakeLLMServer(responder, delay_s=0.05) as server:
+        env = {**os.environ, "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": server.base_url}
+        argv = [
+            sys.executable,
+            "-m",
+            "driftproof",
+            "run",
+            str(suite),
+            "-o",
+            str(out),
+            "--draws",
+            "3",
+            "--max-draws",
+            "3",
+            "--judge-samples",
+            "2",
+            "--concurrency",
+            "1",
+        ]
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # wait for two finished draws in the journal
+            if journal.exists() and len(journal.read_text().splitlines()) >= 3:
+                break
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert "add --resume to finish the run" in err and "Traceback" not in err
+        assert not out.exists()
+        kept = [json.loads(x) for x in journal.read_text().splitlines()[1:] if x.strip()]
+        assert 2 <= len(kept) < 18
+        answers_before = len([q for q in server.requests if "<<<ANSWER" not in q.prompt_text])
+        done = subprocess.run([*argv, "--resume"], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        answers_after = len([q for q in server.requests if "<<<ANSWER" not in q.prompt_text])
+    receipt = load_receipt(out)
+    drawn = sum(len(c.with_skill.draws) + len(c.baseline.draws) for c in receipt.cases)
+    assert drawn == 18 and not journal.exists()
+    # the resumed run asked only for the answers the journal did not hold
+    assert answers_after - answers_before == 18 - len(kept)
+    assert receipt.verification == "TESTED"
