@@ -20,11 +20,12 @@ from driftproof.core.models import Receipt
 from driftproof.core.stopping import DEFAULT_RULE, StoppingRule
 from driftproof.defaults import DEFAULT_JUDGE_MODEL, judge_provider_for
 from driftproof.errors import InputError
+from driftproof.journal import Journal, run_fingerprint
 from driftproof.lanes.base import Lane
 from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import write_receipt
-from driftproof.runner import ARMS, Journal, Runner, RunOptions, run_fingerprint
+from driftproof.runner import ARMS, Runner, RunOptions
 from driftproof.suite import Suite, load_suite
 
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}

@@ -1,6 +1,6 @@
 """The runner: draws per arm, judge samples per draw, every call through one bounded pool.
 
-The main thread runs an event loop over futures: a finished answer sends its judge samples; a draw whose
+The main thread runs an event loop over a completion queue: a finished answer sends its judge samples; a draw whose
 samples are all in is finalised, journaled and recorded by index; a case whose round is complete asks the
 stopping rule for more draws. Results are stored by index, so the receipt does not depend on timing.
 Ctrl-C leaves the journal (every finished draw) and no receipt; ``--resume`` finishes the run.
@@ -8,27 +8,24 @@ Ctrl-C leaves the journal (every finished draw) and no receipt; ``--resume`` fin
 
 from __future__ import annotations
 
-import json
 import queue
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from driftproof.capture import assess_draw
 from driftproof.checks import run_checks
 from driftproof.core.build import lost_draw, measured_draw, sha256_text
 from driftproof.core.models import Draw, JudgeSample
-from driftproof.core.seal import content_hash
 from driftproof.core.stopping import StoppingRule, more_draws
-from driftproof.errors import DriftproofError, InputError
+from driftproof.errors import DriftproofError
+from driftproof.journal import DrawResult, Journal
 from driftproof.judge import judge_prompt, parse_reply
 from driftproof.lanes.base import Generation, GenerationRequest, Lane
 from driftproof.suite import Suite, SuiteCase
 
 ARMS = ("with_skill", "baseline")
-JOURNAL_VERSION = 1
 
 
 class RunInterrupted(DriftproofError):
@@ -52,16 +49,6 @@ class RunOptions:
 
 
 @dataclass(slots=True)
-class DrawResult:
-    """A finished draw and what the archive keeps of it."""
-
-    draw: Draw
-    answer: str | None
-    judge_replies: list[str]
-    judged: bool
-
-
-@dataclass(slots=True)
 class _Pending:
     case: int
     arm: str
@@ -79,65 +66,6 @@ class Tally:
     logical_calls: int = 0
     endpoint_attempts: int = 0
     lost: int = 0
-
-
-class Journal:
-    """An append-only JSONL record of finished draws, with a fingerprint of the run that made them."""
-
-    def __init__(self, path: Path, fingerprint: str) -> None:
-        self.path = path
-        self.fingerprint = fingerprint
-        self._handle: Any = None
-
-    def load(self) -> list[dict[str, Any]]:
-        """The draws a matching journal holds; refuses a journal made by a different run."""
-        if not self.path.exists():
-            return []
-        lines = self.path.read_text(encoding="utf-8").splitlines()
-        try:
-            header = json.loads(lines[0]) if lines else {}
-        except ValueError:
-            header = {}
-        if header.get("fingerprint") != self.fingerprint:
-            raise InputError(
-                f"{self.path}: this journal was made by a run with other settings, suite or skill; "
-                "run without --resume to start afresh"
-            )
-        entries = []
-        for line in lines[1:]:
-            try:
-                entries.append(json.loads(line))
-            except ValueError:
-                break  # a line cut by an interruption: everything before it stands
-        return entries
-
-    def open(self, *, fresh: bool) -> None:
-        """Open for appending; a fresh journal starts with its header."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if fresh or not self.path.exists():
-            self.path.write_text(json.dumps({"journal": JOURNAL_VERSION, "fingerprint": self.fingerprint}) + "\n")
-        self._handle = self.path.open("a", encoding="utf-8")
-
-    def append(self, case_id: str, arm: str, result: DrawResult) -> None:
-        """Record one finished draw."""
-        entry = {
-            "case": case_id,
-            "arm": arm,
-            "draw": result.draw.model_dump(mode="json"),
-            "answer": result.answer,
-            "judge_replies": result.judge_replies,
-            "judged": result.judged,
-        }
-        self._handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
-        self._handle.flush()
-
-    def close(self, *, remove: bool = False) -> None:
-        """Close, and remove the file once its run is sealed in a receipt."""
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
-        if remove:
-            self.path.unlink(missing_ok=True)
 
 
 Progress = Callable[[str, Tally], None]
@@ -412,8 +340,3 @@ class Runner:
         self._outstanding[ci] -= 1
         if self._outstanding[ci] == 0:
             self._next_round(pool, futures, ci)
-
-
-def run_fingerprint(parts: dict[str, Any]) -> str:
-    """The fingerprint a journal carries: a content hash of what shapes the run."""
-    return content_hash(parts)
