@@ -79,7 +79,8 @@ def test_claude_text_capture_flags_and_isolation(fake_cli: FakeCLI, env: dict[st
     assert with_skill["init"]["tools"] == ["Read", "WebFetch", "WebSearch"]
     assert with_skill["init"]["mcp_servers"] == [] and with_skill["options"]["strict_mcp_config"] is True
     assert flag(argv, "--mcp-config") == '{"mcpServers":{}}' and flag(argv, "--setting-sources") == ""
-    assert with_skill["init"]["skills"] == ["run-skill-generator"]  # the user's skills stay home
+    skills = with_skill["init"]["skills"]
+    assert "user-skill" not in skills and skills[0] == "deep-research"  # only the built-ins: the user's stay home
     assert "--permission-mode" not in argv and "--no-session-persistence" in argv
     assert flag(argv, "--append-system-prompt") == SKILL and "--append-system-prompt" not in baseline["argv"]
     assert argv[-2:] == ["--", "Write a commit message for the cart fix."]
@@ -116,7 +117,10 @@ def test_claude_files_capture_adds_file_tools_confined_to_the_directory(fake_cli
     ("scenario", "reason"),
     [
         ({"scenario": "api_error", "api_error_status": 529}, "API error 529 overloaded_error: API Error: 529 fake"),
-        ({"scenario": "api_error", "api_error_status": 401}, "API error 401 authentication_error: Failed to auth"),
+        (
+            {"scenario": "api_error", "api_error_status": 401},
+            "API error 401 authentication_error: Invalid API key · Fix external API key",
+        ),
         ({"scenario": "max_turns"}, "claude stopped at its turn limit: Reached maximum number of turns (1)"),
         ({"scenario": "crash"}, "claude exited with status 134: Error: fake crash at <anonymous>"),
         ({"scenario": "crash", "signal": "SIGABRT"}, "claude was killed by SIGABRT: Error: fake crash"),
@@ -180,9 +184,9 @@ def test_claude_discover_installs_the_skill_and_records_firing(fake_cli: FakeCLI
     lane = claude(env, delivery="discover")
     with_skill, baseline = lane.generate(ask()), lane.generate(ask(system=None))
     first, second = fake_cli.invocations()[-2:]
-    assert first["init"]["skills"] == ["Commit Writer", "run-skill-generator"]  # listed by its frontmatter name
+    assert first["init"]["skills"][0] == "Commit Writer"  # listed by its frontmatter name, before the built-ins
     assert Path(first["env"]["CLAUDE_CONFIG_DIR"], "skills", "commit-writer", "SKILL.md").parent.name == "commit-writer"
-    assert second["init"]["skills"] == ["run-skill-generator"]
+    assert second["init"]["skills"] == first["init"]["skills"][1:]
     assert flag(first["argv"], "--setting-sources") == "user" and "--append-system-prompt" not in first["argv"]
     assert flag(first["argv"], "--tools") == "Read,WebFetch,WebSearch,Skill"
     assert (with_skill.skill_fired, baseline.skill_fired) == (False, None)  # the fake never calls the Skill tool

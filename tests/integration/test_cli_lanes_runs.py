@@ -139,7 +139,7 @@ def test_discover_delivery_through_the_command_line(
     assert [d.skill_fired for d in receipt.cases[0].with_skill.draws] == [False, False]
     assert [d.skill_fired for d in receipt.cases[0].baseline.draws] == [None, None]
     skills = [e["init"]["skills"] for e in fake_cli.invocations() if "init" in e]
-    assert sorted(map(len, skills)) == [1, 1, 2, 2]  # the skill was installed for the with-skill draws only
+    assert sorted(s[0] == "commit-writer" for s in skills) == [False, False, True, True]  # with-skill draws only
 
 
 def test_discover_delivery_needs_the_cli_surface(suite_dir: Path) -> None:

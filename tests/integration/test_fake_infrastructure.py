@@ -13,6 +13,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import httpx
@@ -280,7 +281,15 @@ def test_concurrent_calls_with_a_fixed_delay_all_complete(fake_llm_server: FakeL
 # -- fake CLIs ----------------------------------------------------------------------------------------------------
 
 
-def jsonl(text: str) -> list[dict[str, object]]:
+REAL_CLAUDE_SKILLS = [
+    *("deep-research", "dataviz", "update-config", "verify", "debug", "code-review", "simplify", "batch"),
+    *("fewer-permission-prompts", "doctor", "loop", "claude-api", "workflow-authoring", "run"),
+    *("run-skill-generator", "plugin-authoring"),
+]
+"""``init.skills`` of the real Claude Code 2.1.332 with no setting source (captured from the binary)."""
+
+
+def jsonl(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
@@ -327,7 +336,7 @@ def test_claude_stream_json_reports_init_assistant_and_result(fake_cli: FakeCLI,
     assert (init["model"], init["claude_code_version"], init["skills"]) == (
         "claude-opus-5-5",
         "2.1.332",
-        ["run-skill-generator"],
+        REAL_CLAUDE_SKILLS,  # the built-in skills are listed even with --setting-sources ""
     )
     assert assistant["message"]["model"] == "claude-opus-5-5-20991231"  # what the server said
     assert "model_usage_since_last_result" in result
@@ -346,17 +355,55 @@ def test_claude_json_verbose_prints_the_message_array(fake_cli: FakeCLI, tmp_pat
     assert [m["type"] for m in messages] == ["system", "assistant", "result"]
 
 
-@pytest.mark.parametrize(("status", "error_type"), [(429, "rate_limit_error"), (500, "api_error")])
+@pytest.mark.parametrize(
+    ("status", "error_type", "text"),
+    [
+        (401, "authentication_error", "Invalid API key · Fix external API key"),
+        (403, "permission_error", "Failed to authenticate. API Error: 403 fake permission_error"),
+        (429, "rate_limit_error", "API Error: Request rejected (429) · fake rate_limit_error"),
+        (
+            529,
+            "overloaded_error",
+            "API Error: 529 fake overloaded_error. This is a server-side issue, usually temporary — try again in a "
+            "moment. If it persists, check your inference gateway (127.0.0.1:9).",
+        ),
+        (500, "api_error", "API Error: 500 fake api_error. This is a server-side issue, usually temporary"),
+        (404, "not_found_error", "There's an issue with the selected model (claude-opus-5-5). It may not exist"),
+    ],
+)
 def test_claude_api_error_is_a_success_subtype_with_is_error(
-    fake_cli: FakeCLI, tmp_path: Path, status: int, error_type: str
+    fake_cli: FakeCLI, tmp_path: Path, status: int, error_type: str, text: str
 ) -> None:
+    """The sentences Claude Code 2.1.332 wrote against a loopback server answering each status."""
     fake_cli.use({"scenario": "api_error", "api_error_status": status})
-    proc = fake_cli.run("claude", "-p", "hi", "--output-format", "json", cwd=tmp_path)
+    env = {**fake_cli.isolated_env(), "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    proc = fake_cli.run("claude", "-p", "hi", "--output-format", "json", cwd=tmp_path, env=env)
     result = json.loads(proc.stdout)
     assert proc.returncode == 1
     assert (result["subtype"], result["is_error"], result["api_error_status"]) == ("success", True, status)
-    assert result["api_error_type"] == error_type and result["result"].startswith(f"API Error: {status}")
+    assert result["api_error_type"] == error_type and result["result"].startswith(text), result["result"]
     assert (result["modelUsage"], result["total_cost_usd"]) == ({}, 0)
+
+
+def test_claude_api_error_streams_a_synthetic_assistant_line(fake_cli: FakeCLI, tmp_path: Path) -> None:
+    """Claude Code writes the error as an assistant message of its own, ``model: "<synthetic>"``, before the result:
+    a reader that takes every assistant line's model as the served one would see ``<synthetic>`` answering."""
+    fake_cli.use({"scenario": "api_error", "api_error_status": 401})
+    args = ["-p", "hi", "--output-format", "stream-json", "--verbose", "--include-partial-messages"]
+    lines = jsonl(fake_cli.run("claude", *args, cwd=tmp_path).stdout)
+    assert [line["type"] for line in lines] == ["system", "assistant", "result"]  # no stream_event for it
+    synthetic = lines[1]
+    assert synthetic["message"]["model"] == "<synthetic>" and synthetic["parent_tool_use_id"] is None
+    assert synthetic["message"]["content"] == [{"type": "text", "text": "Invalid API key · Fix external API key"}]
+    assert (synthetic["error"], synthetic["is_api_error_message"], synthetic["api_error_status"]) == (
+        "authentication_failed",
+        True,
+        401,
+    )
+    assert (
+        synthetic["message"]["usage"]["output_tokens"] == 0
+        and lines[2]["result"] == lines[1]["message"]["content"][0]["text"]
+    )
 
 
 def test_claude_max_turns_has_no_result_key(fake_cli: FakeCLI, tmp_path: Path) -> None:
@@ -530,17 +577,148 @@ def test_codex_exec_json_success_and_files(fake_cli: FakeCLI, tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(
-    ("status", "needle"), [(429, "last status: 429 Too Many Requests"), (401, "unexpected status 401")]
+    ("status", "config", "errors"),
+    [
+        (429, [], ["exceeded retry limit, last status: 429 Too Many Requests, request id: req_fakeoai1"]),
+        (401, [], [*(f"Reconnecting... {n}/5 (unexpected status 401" for n in range(1, 6)), "unexpected status 401"]),
+        (
+            401,
+            ["-c", "model_provider=p", "-c", "model_providers.p.stream_max_retries=2"],
+            ["Reconnecting... 1/2 (", "Reconnecting... 2/2 (", "unexpected status 401 Unauthorized: fake error"],
+        ),
+        (
+            503,
+            ["-c", "model_provider=p", "-c", "model_providers.p.stream_max_retries=1"],
+            ["Reconnecting... 1/1 (unexpected status 503", "unexpected status 503 Service Unavailable"],
+        ),
+        (500, [], [*(f"Reconnecting... {n}/5 (We\u2019re currently" for n in range(1, 6)), "We\u2019re currently"]),
+        (400, [], ['{"error": {"message": "fake error", "type": "invalid_request_error"']),
+    ],
+    ids=["429-at-once", "401-retried-5-times", "stream_max_retries", "503", "500-high-demand", "400-body"],
 )
-def test_codex_api_error_emits_error_and_turn_failed(
-    fake_cli: FakeCLI, tmp_path: Path, status: int, needle: str
+def test_codex_api_error_retries_then_fails_the_turn(
+    fake_cli: FakeCLI, tmp_path: Path, status: int, config: list[str], errors: list[str]
 ) -> None:
+    """As codex-cli 0.171.0 did against a loopback server, the provider's retries at their defaults."""
     fake_cli.use({"scenario": "api_error", "api_error_status": status})
-    proc = fake_cli.run("codex", "exec", "--json", "--skip-git-repo-check", "hi", cwd=tmp_path)
+    proc = fake_cli.run("codex", "exec", "--json", "--skip-git-repo-check", *config, "hi", cwd=tmp_path)
     events = jsonl(proc.stdout)
     assert proc.returncode == 1
-    assert events[-1]["type"] == "turn.failed" and needle in events[-1]["error"]["message"]
-    assert events[-2]["type"] == "error"
+    assert [e["type"] for e in events] == ["thread.started", "turn.started", *["error"] * len(errors), "turn.failed"]
+    said = [e["message"] for e in events[2:-1]]
+    assert all(m.startswith(prefix) for m, prefix in zip(said, errors, strict=True)), said
+    assert events[-1]["error"]["message"] == said[-1]
+
+
+def test_codex_refuses_a_codex_home_that_does_not_exist(fake_cli: FakeCLI, tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    env = {**fake_cli.isolated_env(), "CODEX_HOME": str(missing)}
+    warning = (
+        f'WARNING: proceeding, even though we could not create PATH aliases: CODEX_HOME points to "{missing}", '
+        "but that path does not exist\n"
+    )
+    run = fake_cli.run("codex", "exec", "--json", "--skip-git-repo-check", "hi", cwd=tmp_path, env=env)
+    assert (run.returncode, run.stdout) == (1, "")
+    assert (
+        run.stderr
+        == f'{warning}Error finding codex home: CODEX_HOME points to "{missing}", but that path does not exist\n'
+    )
+    listed = fake_cli.run("codex", "features", "list", cwd=tmp_path, env=env)
+    assert (listed.returncode, listed.stdout) == (1, "")
+    assert listed.stderr == (
+        f"{warning}Error: failed to resolve CODEX_HOME\n\nCaused by:\n"
+        f'    CODEX_HOME points to "{missing}", but that path does not exist\n'
+    )
+    version = fake_cli.run("codex", "--version", cwd=tmp_path, env=env)
+    assert (version.returncode, version.stdout, version.stderr) == (0, "codex-cli 0.171.0\n", warning)
+    (tmp_path / "file").write_text("")
+    env["CODEX_HOME"] = str(tmp_path / "file")
+    run = fake_cli.run("codex", "exec", "--skip-git-repo-check", "hi", cwd=tmp_path, env=env)
+    assert run.returncode == 1 and run.stderr.endswith("but that path is not a directory\n")
+    assert not missing.exists()
+
+
+def test_codex_warns_when_its_home_is_under_the_temporary_directory(fake_cli: FakeCLI, tmp_path: Path) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    env = {**fake_cli.isolated_env(), "CODEX_HOME": str(home), "TMPDIR": str(tmp_path)}
+    proc = fake_cli.run("codex", "--version", cwd=tmp_path, env=env)
+    assert proc.stderr == (
+        "WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries "
+        f'under temporary dir "{tmp_path}" (codex_home: AbsolutePathBuf("{home}"))\n'
+    )
+    assert fake_cli.run("codex", "--version", cwd=tmp_path).stderr == ""  # HOME is not under its TMPDIR
+
+
+def test_codex_exec_writes_the_rollout_the_lane_reads_and_the_system_skills(fake_cli: FakeCLI, tmp_path: Path) -> None:
+    from driftproof.lanes.codex_cli import _configured_model
+
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    env = {**fake_cli.isolated_env(), "CODEX_HOME": str(home)}
+    args = ["exec", "--json", "--skip-git-repo-check", "-m", "gpt-5.5", "-c", 'approval_policy="never"', "hi"]
+    proc = fake_cli.run("codex", *args, cwd=tmp_path, env=env)
+    thread_id = jsonl(proc.stdout)[0]["thread_id"]
+    (rollout,) = home.glob("sessions/*/*/*/rollout-*.jsonl")
+    assert rollout.name.endswith(f"-{thread_id}.jsonl") and rollout.name[8:27].count("-") == 4  # YYYY-MM-DDTHH-MM-SS
+    assert rollout.parent.relative_to(home / "sessions").parts == tuple(rollout.name[8:18].split("-"))
+    entries = jsonl(rollout.read_text())
+    kinds = [e["type"] for e in entries]
+    assert kinds[0] == "session_meta" and "turn_context" in kinds and entries[-1]["payload"]["type"] == "task_complete"
+    meta, context = entries[0]["payload"], entries[kinds.index("turn_context")]["payload"]
+    assert (meta["id"], meta["cwd"], meta["cli_version"], meta["originator"]) == (
+        thread_id,
+        str(tmp_path),
+        "0.171.0",
+        "codex_exec",
+    )
+    assert (context["model"], context["approval_policy"], context["sandbox_policy"]) == (
+        "gpt-5.5",
+        "never",
+        {"type": "read-only"},
+    )
+    assert _configured_model(home) == "gpt-5.5"  # the shape the Codex lane reads
+    system = home / "skills" / ".system"
+    names = sorted(p.parent.name for p in system.glob("*/SKILL.md"))
+    assert names == ["create-statusline", "imagegen", "openai-docs", "review-agent", "skill-creator", "skill-installer"]
+    assert (system / ".codex-system-skills.marker").is_file()
+    entry = fake_cli.invocations()[-1]
+    assert (entry["codex_home"], entry["rollout"]) == (str(home), str(rollout))
+
+
+def test_codex_ephemeral_writes_no_session_but_still_the_system_skills(fake_cli: FakeCLI, tmp_path: Path) -> None:
+    proc = fake_cli.run("codex", "exec", "--json", "--skip-git-repo-check", "--ephemeral", "hi", cwd=tmp_path)
+    assert proc.returncode == 0
+    codex_home = fake_cli.home / ".codex"  # no CODEX_HOME: $HOME/.codex, made by the run
+    assert not (codex_home / "sessions").exists() and (codex_home / "skills" / ".system" / "imagegen").is_dir()
+    assert fake_cli.invocations()[-1]["rollout"] is None
+
+
+def test_codex_failed_turn_still_leaves_its_turn_context(fake_cli: FakeCLI, tmp_path: Path) -> None:
+    fake_cli.use({"scenario": "api_error", "api_error_status": 401})
+    fake_cli.run("codex", "exec", "--json", "--skip-git-repo-check", "hi", cwd=tmp_path)
+    (rollout,) = (fake_cli.home / ".codex").glob("sessions/**/rollout-*.jsonl")
+    kinds = [(e["type"], e["payload"].get("type")) for e in jsonl(rollout.read_text())]
+    assert ("turn_context", None) in kinds and ("event_msg", "token_count") not in kinds  # no usage: the call failed
+
+
+def test_codex_reads_devnull_as_additional_input_and_warns_without_code_mode_host(
+    fake_cli: FakeCLI, tmp_path: Path
+) -> None:
+    args = ["exec", "--json", "--skip-git-repo-check", "--disable", "code_mode_host", "hi"]
+    proc = fake_cli.run("codex", *args, cwd=tmp_path)
+    assert proc.stderr == "Reading additional input from stdin...\n"  # stdin is /dev/null, as a lane runs it
+    events = jsonl(proc.stdout)
+    assert [e["type"] for e in events] == [
+        "thread.started",
+        "item.completed",
+        "turn.started",
+        "item.completed",
+        "turn.completed",
+    ]
+    assert events[1]["item"]["type"] == "error" and "code-mode host is disabled" in events[1]["item"]["message"]
+    assert events[3]["item"] == {"id": "item_1", "type": "agent_message", "text": "FAKE-OAI-REPLY"}
+    assert fake_cli.invocations()[-1]["stdin"] == "devnull"
 
 
 @pytest.mark.parametrize(
@@ -582,10 +760,31 @@ def test_codex_features_list_is_aligned_columns(fake_cli: FakeCLI, tmp_path: Pat
     assert [line.split() for line in lines] == [["shell_tool", "stable", "true"], ["memories", "stable", "false"]]
 
 
+def test_codex_features_list_defaults_to_the_real_0_171_list(fake_cli: FakeCLI, tmp_path: Path) -> None:
+    from driftproof.lanes.codex_cli import code_features, parse_features
+
+    rows = parse_features(fake_cli.run("codex", "features", "list", cwd=tmp_path).stdout)
+    assert len(rows) == 224 and ("apply_patch_freeform", "removed", False) in rows
+    assert ("responses_websockets", "removed", False) in rows and ("shell_tool", "stable", True) in rows
+    # What the real 0.171.0 list makes the text capture turn off (seen on the real CLI's command line).
+    assert code_features(rows) == [
+        *("apps", "browser_annotation_api", "browser_use", "browser_use_external", "browser_use_full_cdp_access"),
+        *("code_mode_host", "code_mode_host_grpc", "code_mode_host_output_truncation", "code_mode_interrupt"),
+        *("computer_use", "daemon_auto_start", "hooks", "image_generation", "in_app_browser"),
+        *("in_app_local_automation", "plugin_sharing", "plugins", "remote_plugin", "shell_snapshot", "shell_tool"),
+        *("skill_mcp_dependency_install", "unified_exec", "unified_exec_tty", "workspace_dependencies"),
+    ]
+
+
 def test_a_stdin_pipe_left_open_is_recorded_not_waited_on(fake_cli: FakeCLI, tmp_path: Path) -> None:
     cmd = ["codex", "exec", "--skip-git-repo-check", "--json", "hi"]
     with subprocess.Popen(
-        cmd, cwd=tmp_path, env=fake_cli.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        cmd,
+        cwd=tmp_path,
+        env=fake_cli.isolated_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     ) as proc:
         assert proc.wait(timeout=10) == 0  # stdin is never closed
         assert proc.stderr is not None and b"Reading additional input from stdin..." in proc.stderr.read()

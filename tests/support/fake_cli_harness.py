@@ -29,6 +29,10 @@ class FakeCLI:
         self.root = root
         self.scenario_path = root / "scenario.json"
         self.log_path = root / "invocations.jsonl"
+        self.home, self.tmp = root / "home", root / "tmp"
+        """``HOME`` and ``TMPDIR`` of the fakes that `run` starts without an ``env`` of its own."""
+        for path in (self.home, self.tmp):
+            path.mkdir(exist_ok=True)
         self.use({})
 
     def use(self, scenario: Mapping[str, Any]) -> None:
@@ -50,14 +54,23 @@ class FakeCLI:
             return []
         return [json.loads(line) for line in self.log_path.read_text(encoding="utf-8").splitlines() if line]
 
+    def isolated_env(self) -> dict[str, str]:
+        """`env` over ``os.environ`` with ``HOME`` and ``TMPDIR`` of its own (`home`, `tmp`) and no ``CODEX_HOME``
+        or ``CLAUDE_CONFIG_DIR``, as a lane isolates a draw: the fake ``codex`` writes its session files and
+        bundled skills into ``$HOME/.codex``, as the real one does, and must not write into the developer's."""
+        hidden = ("CODEX_HOME", "CLAUDE_CONFIG_DIR")
+        base = {k: v for k, v in os.environ.items() if k not in hidden}
+        return self.env({**base, "HOME": str(self.home), "TMPDIR": str(self.tmp)})
+
     def run(
         self, cli: str, *args: str, cwd: Path, timeout: float = 30, env: Mapping[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        """Run ``cli`` (``"claude"`` or ``"codex"``) as a product lane would: stdin closed, text output."""
+        """Run ``cli`` (``"claude"`` or ``"codex"``) as a product lane would: stdin closed, text output, and
+        `isolated_env` unless ``env`` is given (then `env` over it)."""
         return subprocess.run(
             [cli, *args],  # looked up on the child's PATH, where the fakes come first
             cwd=cwd,
-            env=self.env(env),
+            env=self.isolated_env() if env is None else self.env(env),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,

@@ -27,6 +27,8 @@ import _fake_cli_common as common
 
 VERSION = "2.1.332"
 DEFAULT_MODEL = "claude-opus-5-5"
+SYNTHETIC_MODEL = "<synthetic>"
+"""``message.model`` of the assistant line Claude Code writes itself when the API call failed."""
 ALIASES = {
     "haiku": "claude-haiku-5-5",
     "sonnet": "claude-sonnet-5-5",
@@ -51,7 +53,58 @@ BUILTIN_TOOLS = (
     "Write",
 )
 """Illustrative, in the CLI's order (the reference shows ``Task, Bash, ..., Write``, Grep before Read)."""
-BUILTIN_SKILLS = ("run-skill-generator",)
+BUILTIN_SKILLS = (
+    "deep-research",
+    "dataviz",
+    "update-config",
+    "verify",
+    "debug",
+    "code-review",
+    "simplify",
+    "batch",
+    "fewer-permission-prompts",
+    "doctor",
+    "loop",
+    "claude-api",
+    "workflow-authoring",
+    "run",
+    "run-skill-generator",
+    "plugin-authoring",
+)
+"""The built-in skills 2.1.332 lists in ``init.skills`` after the user's and the project's, whatever
+``--setting-sources`` says (captured from the real CLI, in its order)."""
+BUILTIN_COMMANDS = (
+    "agents",
+    "auto-mode-setup",
+    "autocompact",
+    "clear",
+    "color",
+    "compact",
+    "config",
+    "output-style",
+    "context",
+    "effort",
+    "fast",
+    "focus",
+    "heapdump",
+    "init",
+    "mcp",
+    "model",
+    "__remote-workflow",
+    "workflow-launch-exec",
+    "reload-plugins",
+    "reload-skills",
+    "rename",
+    "security-review",
+    "usage",
+    "insights",
+    "recap",
+    "goal",
+    "list-agents",
+    "team-onboarding",
+)
+"""``init.slash_commands`` of 2.1.332 after the skills (every skill is a slash command too)."""
+BUILTIN_PLUGINS = ("cc-plugin-agents-md", "cc-plugin-privacy", "cc-plugin-plugin-authoring")
 PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "manual", "default", "dontAsk", "plan")
 
 BOOL, VALUE, OPTIONAL, VARIADIC = "bool", "value", "optional", "variadic"
@@ -256,13 +309,13 @@ class Run:
             "tools": tools,
             "mcp_servers": mcp,
             "permissionMode": "default" if mode == "manual" else mode,
-            "slash_commands": [] if self.opts.get("disable_slash_commands") else ["compact", "context", "cost"],
+            "slash_commands": [] if self.opts.get("disable_slash_commands") else [*skills, *BUILTIN_COMMANDS],
             "apiKeySource": "ANTHROPIC_API_KEY" if os.environ.get("ANTHROPIC_API_KEY") else "none",
             "claude_code_version": VERSION,
             "output_style": "default",
             "agents": ["claude", "Explore", "general-purpose", "Plan", "statusline-setup"],
             "skills": skills,
-            "plugins": [],
+            "plugins": [{"name": n, "path": "builtin", "source": f"{n}@builtin"} for n in BUILTIN_PLUGINS],
             "uuid": str(uuid.uuid4()),
             "fast_mode_state": "off",
         }
@@ -285,6 +338,34 @@ class Run:
             "uuid": str(uuid.uuid4()),
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
             "request_id": f"req_fake{uuid.uuid4().hex[:16]}",
+        }
+
+    def synthetic_line(self, text: str, status: int, etype: str, code: str) -> dict[str, Any]:
+        """The assistant line Claude Code makes up itself on an API error: ``model`` is ``<synthetic>``."""
+        usage = usage_block(ZERO_USAGE)
+        usage.update(output_tokens_details=None, service_tier=None, inference_geo=None, iterations=None, speed=None)
+        return {
+            "type": "assistant",
+            "message": {
+                "id": str(uuid.uuid4()),
+                "type": "message",
+                "role": "assistant",
+                "model": SYNTHETIC_MODEL,
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "stop_sequence",
+                "stop_sequence": "",
+                "usage": usage,
+                "context_management": None,
+            },
+            "parent_tool_use_id": None,
+            "session_id": self.session_id,
+            "uuid": str(uuid.uuid4()),
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+            "error": code,
+            "request_id": f"req_fake{uuid.uuid4().hex[:16]}",
+            "is_api_error_message": True,
+            "api_error_status": status,
+            "api_error_type": etype,
         }
 
     def result_line(self, **fields: Any) -> dict[str, Any]:
@@ -396,7 +477,34 @@ def _model_usage(calls: list[tuple[str, dict[str, int], float]]) -> tuple[dict[s
 
 
 API_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error"}
-API_ERROR_TYPES.update({500: "api_error", 529: "overloaded_error", 403: "permission_error"})
+API_ERROR_TYPES.update({500: "api_error", 529: "overloaded_error", 403: "permission_error", 404: "not_found_error"})
+API_ERROR_CODES = {401: "authentication_failed", 403: "authentication_failed", 404: "model_not_found"}
+API_ERROR_CODES[429] = "rate_limit"
+"""The synthetic assistant line's ``error`` per status (5xx: ``server_error``, others ``unknown``)."""
+
+
+def api_error_text(status: int, message: str, model: str) -> str:
+    """The sentence 2.1.332 puts in ``result`` (and the synthetic assistant line) for an HTTP error."""
+    if status == 401:
+        return "Invalid API key \u00b7 Fix external API key"
+    if status == 403:
+        return f"Failed to authenticate. API Error: 403 {message}"
+    if status == 404:
+        return (
+            f"There's an issue with the selected model ({model}). It may not exist or you may not have access to "
+            "it. Run --model to pick a different model."
+        )
+    if status == 429:
+        return f"API Error: Request rejected (429) \u00b7 {message}"
+    if status >= 500:
+        base_url = os.environ.get("ANTHROPIC_BASE_URL") or ""
+        gateway = base_url.split("://", 1)[-1].split("/", 1)[0]
+        where = f" If it persists, check your inference gateway ({gateway})." if gateway else ""
+        return (
+            f"API Error: {status} {message.rstrip('.')}. This is a server-side issue, usually temporary \u2014 try "
+            f"again in a moment.{where}"
+        )
+    return f"API Error: {status} {message}"
 
 
 def respond(run: Run, opts: dict[str, Any], stream: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
@@ -406,9 +514,10 @@ def respond(run: Run, opts: dict[str, Any], stream: list[dict[str, Any]]) -> tup
     if kind == "api_error":
         status = int(spec.get("api_error_status", 429))
         etype = str(spec.get("api_error_type") or API_ERROR_TYPES.get(status, "api_error"))
-        text = str(spec.get("result") or f"API Error: {status} {spec.get('api_error_message', f'fake {etype}')}")
-        if status == 401:
-            text = f"Failed to authenticate. {text}"
+        message = str(spec.get("api_error_message", f"fake {etype}"))
+        text = str(spec.get("result") or api_error_text(status, message, run.model))
+        code = API_ERROR_CODES.get(status, "server_error" if status >= 500 else "unknown")
+        stream.append(run.synthetic_line(text, status, etype, code))
         return run.result_line(
             is_error=True,
             api_error_status=status,
@@ -553,7 +662,7 @@ def _run(parsed: Parsed, stdin_text: str, invocation: common.Invocation) -> int:
     entry["files_written"] = written
     if fmt == "stream-json":
         for line in stream:
-            if opts.get("include_partial_messages"):
+            if opts.get("include_partial_messages") and line["message"]["model"] != SYNTHETIC_MODEL:
                 common.emit(_partial(run, line))
             common.emit(line)
         common.emit({**result, "model_usage_since_last_result": result["modelUsage"]})

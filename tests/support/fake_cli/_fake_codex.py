@@ -32,23 +32,31 @@ DEFAULT_USAGE = {
     "output_tokens": 6,
     "reasoning_output_tokens": 2,
 }
-DEFAULT_FEATURES = [
-    ["skill_search", "stable", True],
-    ["memories", "stable", False],
-    ["multi_agent", "deprecated", True],
-    ["responses_websockets", "removed", False],
-    ["shell_tool", "stable", True],
-    ["unified_exec", "stable", True],
-    ["apply_patch_freeform", "stable", True],
-    ["view_image_tool", "stable", True],
-    ["web_search_request", "stable", True],
-]
-"""Rows 1-4 are from the reference, the rest illustrative; a scenario's ``features`` replaces them."""
+FEATURES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"codex-{VERSION}-features.txt")
+"""``codex features list`` of the real 0.171.0 with a fresh ``CODEX_HOME``, verbatim (224 rows)."""
+SYSTEM_SKILLS = {
+    "create-statusline": "Build and enable a custom MCP statusline for the Codex CLI.",
+    "imagegen": "Generate or edit raster images when the task benefits from AI-created bitmap visuals.",
+    "openai-docs": "API first-timers, Codex/Work Q&A.",
+    "review-agent": "Perform a read-only, defect-first review of a specified code change.",
+    "skill-creator": "Create or update a Codex skill with appropriately scoped instructions.",
+    "skill-installer": "Install Codex skills into $CODEX_HOME/skills from a curated list or a GitHub repo path.",
+}
+"""The bundled skills 0.171.0 copies into ``$CODEX_HOME/skills/.system`` (names real, descriptions shortened)."""
+SYSTEM_SKILLS_MARKER = "c97ed5ddabec1e4"
+STREAM_MAX_RETRIES = 5
+"""A provider's default ``stream_max_retries``: the ``Reconnecting... n/5`` lines before a turn fails."""
+HIGH_DEMAND = "We\u2019re currently experiencing high demand, which may cause temporary errors."
+"""What 0.171.0 says, instead of the status, when the server answers 500."""
+CODE_MODE_WARNING = (
+    "Code Mode is unavailable because code-mode host is disabled. Code mode will fail closed; enable "
+    "`features.code_mode_host` and install `codex-code-mode-host`."
+)
 SANDBOX = ("read-only", "workspace-write", "danger-full-access")
 APPROVAL = ("untrusted", "on-failure", "on-request", "never")
 EXEC_USAGE = "Usage: codex exec [OPTIONS] [PROMPT]\n       codex exec [OPTIONS] <COMMAND> [ARGS]"
 TOP_USAGE = "Usage: codex [OPTIONS] [PROMPT]\n       codex [OPTIONS] <COMMAND> [ARGS]"
-REASONS = {401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 429: "Too Many Requests"}
+REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 429: "Too Many Requests"}
 REASONS.update({500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"})
 
 FLAG, ONE, MANY = "flag", "one", "many"
@@ -204,6 +212,30 @@ def _in_git_repo(path: str) -> bool:
         path = parent
 
 
+def codex_home() -> tuple[str, str | None]:
+    """``$CODEX_HOME`` (else ``$HOME/.codex``) and, when it is set but unusable, the reason, as 0.171.0 words it."""
+    raw = os.environ.get("CODEX_HOME")
+    if not raw:
+        return os.path.join(os.path.expanduser("~"), ".codex"), None
+    home = os.path.abspath(raw)
+    if not os.path.exists(home):
+        return home, f'CODEX_HOME points to "{raw}", but that path does not exist'
+    if not os.path.isdir(home):
+        return home, f'CODEX_HOME points to "{raw}", but that path is not a directory'
+    return home, None
+
+
+def _path_alias_warning(home: str, problem: str | None) -> None:
+    """The stderr line every command prints when Codex cannot put its helper binaries under ``CODEX_HOME``."""
+    temp = os.path.realpath(os.environ.get("TMPDIR") or "/tmp")
+    if problem is None and not (os.path.realpath(home) + os.sep).startswith(temp.rstrip(os.sep) + os.sep):
+        return
+    shown = (os.environ.get("TMPDIR") or "/tmp").rstrip(os.sep) or os.sep
+    refusal = f'Refusing to create helper binaries under temporary dir "{shown}"'
+    why = problem or f'{refusal} (codex_home: AbsolutePathBuf("{home}"))'
+    sys.stderr.write(f"WARNING: proceeding, even though we could not create PATH aliases: {why}\n")
+
+
 def main(argv: list[str]) -> int:
     """Run one invocation and log it (also when it fails), returning the exit code."""
     stdin_kind, stdin_text = common.probe_stdin()
@@ -221,6 +253,8 @@ def main(argv: list[str]) -> int:
 
 
 def _main(argv: list[str], stdin_kind: str, stdin_text: str, invocation: common.Invocation) -> int:
+    home, problem = codex_home()
+    _path_alias_warning(home, problem)
     top = _parse(argv, TOP_OPTIONS, TOP_USAGE, stop_at_positional=True)
     invocation.entry["top_options"] = top.values
     if top.values.get("version"):
@@ -232,6 +266,9 @@ def _main(argv: list[str], stdin_kind: str, stdin_text: str, invocation: common.
         return 0
     command, rest = top.rest[0], top.rest[1:]
     if command == "features" and rest == ["list"]:
+        if problem:
+            invocation.entry["error"] = problem
+            return common.fail(f"Error: failed to resolve CODEX_HOME\n\nCaused by:\n    {problem}", 1)
         return _features()
     if command not in ("exec", "e"):
         return common.fail(f"fake codex: '{command}' is not faked (only exec, features list, --version)", 2)
@@ -244,8 +281,13 @@ def _main(argv: list[str], stdin_kind: str, stdin_text: str, invocation: common.
 
 
 def _features() -> int:
-    """``codex features list``: aligned name, stage and enabled columns."""
-    for name, stage, enabled in common.load_scenario().get("features") or DEFAULT_FEATURES:
+    """``codex features list``: the real 0.171.0 list, or the scenario's rows, as aligned columns."""
+    rows = common.load_scenario().get("features")
+    if not rows:
+        with open(FEATURES_FILE, encoding="utf-8") as f:
+            sys.stdout.write(f.read())
+        return 0
+    for name, stage, enabled in rows:
         print(f"{name:<40} {stage:<18} {str(bool(enabled)).lower()}")
     return 0
 
@@ -270,13 +312,13 @@ def _exec(parsed: Parsed, top: dict[str, Any], stdin_kind: str, stdin_text: str,
     workdir = os.path.abspath(str(opts.get("cd") or os.getcwd()))
     entry["workdir"] = workdir
     if not os.path.isdir(workdir):
-        return common.fail(f"Error: No such file or directory (os error 2): {workdir}", 1)
+        return common.fail("Error: No such file or directory (os error 2)", 1)
+    home, problem = codex_home()
+    if problem:
+        entry["error"] = problem
+        return common.fail(f"Error finding codex home: {problem}", 1)
     if not opts.get("skip_git_repo_check") and not _in_git_repo(workdir):
         return common.fail("Not inside a trusted directory and --skip-git-repo-check was not specified.", 1)
-    for home in (os.environ.get("CODEX_HOME"), os.environ.get("HOME")):
-        if home and os.path.realpath(home).startswith("/tmp"):
-            sys.stderr.write("WARNING: proceeding, even though we could not update PATH aliases (fake codex)\n")
-            break
     prompt = parsed.positionals[0] if parsed.positionals else "-"
     if prompt == "-":
         if stdin_kind == "tty":
@@ -285,8 +327,8 @@ def _exec(parsed: Parsed, top: dict[str, Any], stdin_kind: str, stdin_text: str,
         prompt = stdin_text.strip()
         if not prompt:
             return common.fail("No prompt provided via stdin.", 1)
-    elif stdin_kind.startswith("pipe") and stdin_kind != "pipe-empty":
-        sys.stderr.write("Reading additional input from stdin...\n")
+    elif stdin_kind != "tty":
+        sys.stderr.write("Reading additional input from stdin...\n")  # printed for /dev/null too
         if stdin_text.strip():
             prompt = f"{prompt}\n\n<stdin>\n{stdin_text.strip()}\n</stdin>"
     entry["prompt"] = prompt
@@ -294,34 +336,154 @@ def _exec(parsed: Parsed, top: dict[str, Any], stdin_kind: str, stdin_text: str,
     entry.update(scenario=spec["scenario"], scenario_key=key, scenario_index=index)
     model = str(opts.get("model") or config.get("model") or DEFAULT_MODEL)
     entry["model"] = model
-    return _answer(spec, opts, workdir, model, invocation)
+    if spec["scenario"] == "max_turns":
+        raise common.ScenarioError("scenario 'max_turns' has no codex equivalent")
+    session = None
+    if spec["scenario"] != "crash":
+        session = Session(home, workdir, model, opts, top, config)
+        entry["codex_home"] = home
+        entry["rollout"] = session.path
+    return _answer(spec, opts, workdir, model, invocation, session)
 
 
-def _answer(spec: dict[str, Any], opts: dict[str, Any], workdir: str, model: str, invocation: common.Invocation) -> int:
+def uuid7() -> str:
+    """A time-ordered id like the thread ids 0.171.0 prints (``01a22860-a560-7260-...``)."""
+    value = (int(time.time() * 1000) << 80) | (0x7 << 76) | (uuid.uuid4().int & ((1 << 76) - 1))
+    value = (value & ~(0xC << 60)) | (0x8 << 60)  # RFC 4122 variant
+    return str(uuid.UUID(int=value))
+
+
+def _stamp(when: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(when)) + f".{int(when * 1000) % 1000:03d}Z"
+
+
+class Session:
+    """What ``codex exec`` leaves in ``CODEX_HOME``: the bundled ``.system`` skills and, unless ``--ephemeral``,
+    ``sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl`` with the entries the lane reads."""
+
+    def __init__(
+        self, home: str, workdir: str, model: str, opts: dict[str, Any], top: dict[str, Any], config: dict[str, Any]
+    ) -> None:
+        self.thread_id, self.turn_id, self.started = uuid7(), uuid7(), time.time()
+        self.workdir, self.model, self.ordinal = workdir, model, 0
+        self.provider = str(config.get("model_provider") or "openai")
+        self.approval = str(config.get("approval_policy") or top.get("ask_for_approval") or "never")
+        self.sandbox = str(opts.get("sandbox") or config.get("sandbox_mode") or "read-only")
+        _install_system_skills(home)
+        self.path: str | None = None
+        if not opts.get("ephemeral"):
+            local = time.localtime(self.started)
+            folder = os.path.join(home, "sessions", time.strftime("%Y", local), time.strftime("%m", local))
+            folder = os.path.join(folder, time.strftime("%d", local))
+            os.makedirs(folder, exist_ok=True)
+            name = f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', local)}-{self.thread_id}.jsonl"
+            self.path = os.path.join(folder, name)
+
+    def write(self, kind: str, payload: dict[str, Any]) -> None:
+        if self.path is None:
+            return
+        import json
+
+        line = {"timestamp": _stamp(time.time()), "ordinal": self.ordinal, "type": kind, "payload": payload}
+        self.ordinal += 1
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def start(self, prompt: str) -> None:
+        """``session_meta``, ``task_started``, ``turn_context`` and the user message, as a turn begins."""
+        self.write(
+            "session_meta",
+            {
+                "session_id": self.thread_id,
+                "id": self.thread_id,
+                "timestamp": _stamp(self.started),
+                "cwd": self.workdir,
+                "originator": "codex_exec",
+                "cli_version": VERSION,
+                "source": "exec",
+                "model_provider": self.provider,
+            },
+        )
+        turn = {"turn_id": self.turn_id, "root_turn_id": self.turn_id}
+        self.write("event_msg", {"type": "task_started", **turn, "started_at": int(self.started)})
+        self.write(
+            "turn_context",
+            {
+                **turn,
+                "cwd": self.workdir,
+                "approval_policy": self.approval,
+                "model": self.model,
+                "collaboration_mode": {"mode": "default", "settings": {"model": self.model}},
+                "sandbox_policy": {"type": self.sandbox},
+            },
+        )
+        content = [{"type": "input_text", "text": prompt}]
+        self.write("response_item", {"type": "message", "role": "user", "content": content})
+
+    def finish(self, text: str | None, usage: dict[str, int] | None) -> None:
+        """The reply, its token count and ``task_complete`` (a failed turn has no reply and no usage)."""
+        if text is not None:
+            content = [{"type": "output_text", "text": text, "annotations": []}]
+            self.write("response_item", {"type": "message", "role": "assistant", "content": content})
+        if usage is not None:
+            total = {**usage, "total_tokens": usage["input_tokens"] + usage["output_tokens"]}
+            info = {"total_token_usage": total, "last_token_usage": total}
+            self.write("event_msg", {"type": "token_count", "info": info})
+        elapsed = int((time.time() - self.started) * 1000)
+        self.write(
+            "event_msg",
+            {"type": "task_complete", "turn_id": self.turn_id, "last_agent_message": text, "duration_ms": elapsed},
+        )
+
+
+def _install_system_skills(home: str) -> None:
+    """``$CODEX_HOME/skills/.system``: the bundled skills, copied on every run (``--ephemeral`` too)."""
+    root = os.path.join(home, "skills", ".system")
+    for name, description in SYSTEM_SKILLS.items():
+        os.makedirs(os.path.join(root, name), exist_ok=True)
+        with open(os.path.join(root, name, "SKILL.md"), "w", encoding="utf-8") as f:
+            f.write(f"---\nname: {name}\ndescription: {description}\n---\n\n(fake codex: bundled skill)\n")
+    with open(os.path.join(root, ".codex-system-skills.marker"), "w", encoding="utf-8") as f:
+        f.write(SYSTEM_SKILLS_MARKER + "\n")
+
+
+def _answer(
+    spec: dict[str, Any],
+    opts: dict[str, Any],
+    workdir: str,
+    model: str,
+    invocation: common.Invocation,
+    session: Session | None,
+) -> int:
     entry = invocation.entry
     kind, as_json = spec["scenario"], bool(opts.get("json"))
-    if kind == "max_turns":
-        raise common.ScenarioError("scenario 'max_turns' has no codex equivalent")
     if kind in ("crash", "timeout"):
         invocation.log(None if kind == "timeout" else int(spec.get("exit_code", 101)))
-    if kind == "crash":
+    if kind == "crash" or session is None:
         panic = "thread 'main' panicked at exec/src/lib.rs:1:1:\nfake crash\n"
         return common.crash(spec, panic + "note: run with `RUST_BACKTRACE=1` to display a backtrace\n", 101)
-    thread_id = str(uuid.uuid4())
+    config = entry.get("config") or {}
+    warnings = [CODE_MODE_WARNING] if config.get("features.code_mode_host") is False else []
     if as_json:
-        common.emit({"type": "thread.started", "thread_id": thread_id})
+        common.emit({"type": "thread.started", "thread_id": session.thread_id})
+        for n, warning in enumerate(warnings):  # 0.171.0 warns as an error item before the turn starts
+            common.emit({"type": "item.completed", "item": {"id": f"item_{n}", "type": "error", "message": warning}})
         common.emit({"type": "turn.started"})
     else:
         sandbox = opts.get("sandbox", "read-only")
         sys.stderr.write(f"OpenAI Codex v{VERSION}\n--------\nworkdir: {workdir}\nmodel: {model}\n")
-        sys.stderr.write(f"provider: openai\nsandbox: {sandbox}\nsession id: {thread_id}\n--------\n")
+        sys.stderr.write(f"provider: {session.provider}\nsandbox: {sandbox}\nsession id: {session.thread_id}\n")
+        sys.stderr.write("--------\n")
+    session.start(str(entry.get("prompt", "")))
     if kind == "timeout":
         common.hang(spec)
         return 0
     time.sleep(float(spec.get("delay_s", 0)))
     if kind == "api_error":
-        return _api_error(spec, as_json)
-    items: list[dict[str, Any]] = [dict(item) for item in spec.get("items") or []]
+        code = _api_error(spec, as_json, config)
+        session.finish(None, None)
+        return code
+    items = [dict(item) for item in spec.get("items") or []]
     written = common.write_files(workdir, spec.get("files") or {})
     entry["files_written"] = written
     if written:
@@ -334,33 +496,49 @@ def _answer(spec: dict[str, Any], opts: dict[str, Any], workdir: str, model: str
 
         text = json.dumps(spec["result_json"])
     items.append({"type": "agent_message", "text": text})
+    usage = {**DEFAULT_USAGE, **(spec.get("usage") or {})}
     if as_json:
-        for n, item in enumerate(items):
+        for n, item in enumerate(items, start=len(warnings)):
             common.emit({"type": "item.completed", "item": {"id": f"item_{n}", **item}})
-        common.emit({"type": "turn.completed", "usage": {**DEFAULT_USAGE, **(spec.get("usage") or {})}})
+        common.emit({"type": "turn.completed", "usage": usage})
     else:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
+    session.finish(text, usage)
     if opts.get("output_last_message"):
         with open(str(opts["output_last_message"]), "w", encoding="utf-8") as f:
             f.write(text)
     return 0
 
 
-def _api_error(spec: dict[str, Any], as_json: bool) -> int:
+def _api_error(spec: dict[str, Any], as_json: bool, config: dict[str, Any]) -> int:
+    """A failed turn as 0.171.0 reports it with a provider's default retries (observed on a loopback server):
+    429 fails at once; 400 echoes the error body; 500 says "high demand"; every other status is retried
+    ``stream_max_retries`` times (default 5, one ``Reconnecting... n/N`` error each) before the turn fails."""
+    import json
+
     status = int(spec.get("api_error_status", 429))
     reason = REASONS.get(status, "Error")
-    request_id = "req_fakeoai"
-    if status == 429 or status >= 500:
-        message = f"exceeded retry limit, last status: {status} {reason}, request id: {request_id}"
-        errors = [f"Reconnecting... 1/1 ({message})", message]
+    detail = str(spec.get("api_error_message", "fake error"))
+    provider = str(config.get("model_provider") or "openai")
+    retries = int(config.get(f"model_providers.{provider}.stream_max_retries", STREAM_MAX_RETRIES))
+    base = config.get(f"model_providers.{provider}.base_url") or config.get("openai_base_url")
+    url = f"{str(base or os.environ.get('OPENAI_BASE_URL') or 'https://api.openai.com/v1').rstrip('/')}/responses"
+
+    def said(n: int) -> str:
+        if status == 500:
+            return HIGH_DEMAND
+        return f"unexpected status {status} {reason}: {detail}, url: {url}, request id: req_fakeoai{n}"
+
+    if status == 429:
+        errors = [f"exceeded retry limit, last status: 429 {reason}, request id: req_fakeoai1"]
+    elif status == 400:
+        body = {"error": {"message": detail, "type": "invalid_request_error", "param": None, "code": None}}
+        errors = [json.dumps(body)]
     else:
-        detail = spec.get("api_error_message", "fake error")
-        message = (
-            f"unexpected status {status} {reason}: {detail}, url: http://127.0.0.1/v1/responses, "
-            f"request id: {request_id}"
-        )
-        errors = [message]
+        errors = [f"Reconnecting... {n}/{retries} ({said(n)})" for n in range(1, retries + 1)]
+        errors.append(said(retries + 1))
+    message = errors[-1]
     if as_json:
         for error in errors:
             common.emit({"type": "error", "message": error})
