@@ -1,248 +1,43 @@
-"""What the two command-line lanes share: one isolated process per draw, and the words for its failures.
+"""What the two command-line lanes share: the base class, skills, files capture and reading JSON lines.
 
-Each draw runs the CLI once (`CliProcesses.run`) in a fresh temporary directory of its own (`draw_dirs`):
-``work/`` is the agent's working directory, ``home/`` its ``HOME`` (the CLI's config directory lives inside
-it), ``tmp/`` its ``TMPDIR``. The environment is built from nothing (`isolated_env`): locale, ``PATH``,
-proxy and CA settings, the API credentials the lane names, Driftproof's own ``DRIFTPROOF_*`` variables, and
-the isolated directories, so no user setting, memory, ``CLAUDE.md``, skill or MCP server of the user's
-reaches the agent. Stdin is ``/dev/null``; the process leads a new session, and a timeout ends its whole
-process group (SIGTERM, then SIGKILL). Nothing here raises for a failed draw: the lanes turn a
-`ProcessResult` into a lost draw with a readable reason.
+The process side (one isolated process per draw) is in `driftproof.lanes._cli_process`.
+Nothing here raises for a failed draw: the lanes turn a `ProcessResult` into a lost draw with a reason.
 
 >>> skill_name("---\\nname: Commit Writer\\ndescription: x\\n---\\nbody")
 'commit-writer'
->>> stderr_tail("line 1\\nError: boom\\n", 40)
-'line 1 Error: boom'
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
-import shutil
-import signal
-import stat
-import subprocess
-import tempfile
-import threading
-import time
 from abc import abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from driftproof.capture import Capture, assess_draw, capture_files
 from driftproof.core.models import CapturedFileRecord, Harness
 from driftproof.errors import InputError, LaneError
 from driftproof.lanes._api_common import env_value, one_line, redact
+from driftproof.lanes._cli_process import (
+    CliProcesses,
+    DrawDirs,
+    ProcessResult,
+    draw_dirs,
+    find_binary,
+    isolated_env,
+    probe_version,
+    stderr_tail,
+)
 from driftproof.lanes.base import Generation, GenerationRequest, Lane, RetryPolicy
 
 CAPTURES = ("text", "files")
 DELIVERIES = ("system_prompt", "discover")
-_PROXIES = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy")
-PASSTHROUGH = (
-    "PATH",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TZ",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-    "NODE_EXTRA_CA_CERTS",
-    *_PROXIES,
-)
-"""Variables passed through unchanged: how to find programs and reach the network, nothing about the user."""
-OWN_PREFIX = "DRIFTPROOF_"
-"""Driftproof's own variables pass through too (the test fakes read their scenario from them)."""
-KILL_GRACE_S = 2.0
-"""Seconds between SIGTERM and SIGKILL to a draw's process group."""
-STDERR_TAIL_CHARS = 400
-PROBE_TIMEOUT_S = 60.0
 DEFAULT_SKILL_NAME = "skill-under-test"
-
-
-@dataclass(frozen=True, slots=True)
-class ProcessResult:
-    """One CLI run: exit status (negative: killed by that signal), output, and whether the timeout fired."""
-
-    returncode: int | None
-    stdout: str
-    stderr: str
-    timed_out: bool
-    duration_s: float
-
-    def exit_words(self) -> str:
-        """``exited with status 1`` or ``was killed by SIGABRT``."""
-        code = self.returncode
-        if code is not None and code < 0:
-            with suppress(ValueError):
-                return f"was killed by {signal.Signals(-code).name}"
-        return f"exited with status {code}"
-
-
-@dataclass(frozen=True, slots=True)
-class DrawDirs:
-    """The temporary directories of one draw."""
-
-    root: Path
-    work: Path
-    """The agent's working directory; in ``files`` capture, everything left here is read back."""
-    home: Path
-    """``HOME`` of the CLI; its config directory (``.claude``, ``.codex``) lives inside."""
-    tmp: Path
-
-
-@contextmanager
-def draw_dirs(label: str) -> Iterator[DrawDirs]:
-    """Fresh ``work/``, ``home/`` and ``tmp/`` under a new temporary directory, removed afterwards."""
-    root = Path(tempfile.mkdtemp(prefix=f"driftproof-{label}-"))
-    dirs = DrawDirs(root, root / "work", root / "home", root / "tmp")
-    for path in (dirs.work, dirs.home, dirs.tmp):
-        path.mkdir(mode=0o700)
-    try:
-        yield dirs
-    finally:
-        remove_tree(root)
-
-
-def remove_tree(root: Path) -> None:
-    """Remove ``root`` even when the agent left unreadable directories (mode 000) inside it."""
-
-    def unlock(path: str) -> None:
-        with suppress(OSError):
-            mode = os.lstat(path).st_mode
-            if stat.S_ISDIR(mode):
-                os.chmod(path, 0o700)
-                for entry in os.listdir(path):
-                    unlock(os.path.join(path, entry))
-
-    unlock(str(root))
-    shutil.rmtree(root, ignore_errors=True)
-
-
-def isolated_env(
-    environ: Mapping[str, str], dirs: DrawDirs, credentials: Iterable[str], extra: Mapping[str, str]
-) -> dict[str, str]:
-    """The child's whole environment: pass-through variables, the named credentials, the isolated dirs, ``extra``."""
-    env = {name: environ[name] for name in PASSTHROUGH if environ.get(name)}
-    env.update({k: v for k, v in environ.items() if k.startswith(OWN_PREFIX)})
-    env.update({name: environ[name].strip() for name in credentials if (environ.get(name) or "").strip()})
-    env.update(HOME=str(dirs.home), TMPDIR=str(dirs.tmp), XDG_CONFIG_HOME=str(dirs.home / ".config"))
-    env.update(XDG_CACHE_HOME=str(dirs.home / ".cache"), XDG_DATA_HOME=str(dirs.home / ".local/share"))
-    env["XDG_STATE_HOME"] = str(dirs.home / ".local/state")
-    env.update(extra)
-    return env
-
-
-def find_binary(command: str, binary: str | None, environ: Mapping[str, str], install: str) -> str:
-    """The CLI's executable: ``binary`` (a path or a name) or ``command``, looked up on ``environ['PATH']``."""
-    wanted = binary or command
-    found = shutil.which(wanted, path=environ.get("PATH", os.defpath))
-    if found is None:
-        where = "is not an executable file" if os.sep in wanted else "is not on PATH"
-        raise LaneError(f"the {command} lane needs the `{wanted}` command, which {where}: install it with `{install}`")
-    return found
-
-
-def probe_version(processes: CliProcesses, argv: Sequence[str], pattern: str, env: Mapping[str, str], cwd: Path) -> str:
-    """The version ``argv`` (``<binary> --version``) prints, as ``pattern``'s group 1 finds it on stdout."""
-    done = processes.run(argv, cwd=cwd, env=env, timeout_s=PROBE_TIMEOUT_S)
-    match = re.search(pattern, done.stdout, re.MULTILINE)
-    if done.timed_out or done.returncode != 0 or match is None:
-        said = one_line(done.stdout.strip() or stderr_tail(done.stderr) or "(nothing)")
-        raise LaneError(f"`{' '.join(argv)}` did not print a version ({done.exit_words()}): {said}")
-    return match.group(1)
-
-
-def stderr_tail(
-    stderr: str, limit: int = STDERR_TAIL_CHARS, secrets: Iterable[str] = (), noise: Sequence[str] = ()
-) -> str:
-    """The last ``limit`` characters of ``stderr`` on one line, keys redacted, lines starting with ``noise`` out."""
-    kept = [line for line in stderr.splitlines() if not any(line.startswith(n) for n in noise)]
-    text = redact("\n".join(kept), secrets).strip()
-    tail = text[-limit:] if len(text) > limit else text
-    return " ".join(tail.split())
-
-
-class CliProcesses:
-    """Runs one CLI process per draw and remembers the live ones, so `kill_all` can end them when a run stops."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._live: set[subprocess.Popen[bytes]] = set()
-        self._closed = False
-
-    def run(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout_s: float) -> ProcessResult:
-        """Run ``argv`` with stdin closed in a new session; on timeout end its process group. Never raises for
-        the process's own failure (a missing executable comes back as status 127)."""
-        started = time.monotonic()
-        try:
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env=dict(env),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            return ProcessResult(127, "", f"could not start {argv[0]}: {exc}", False, 0.0)
-        with self._lock:
-            if self._closed:
-                _kill_group(proc)
-            self._live.add(proc)
-        timed_out = False
-        try:
-            try:
-                out, err = proc.communicate(timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                _kill_group(proc)
-                out, err = _drain(proc)
-            _kill_group(proc, grace_s=0.0)  # stragglers the CLI left in its group
-        except BaseException:
-            _kill_group(proc, grace_s=0.0)
-            raise
-        finally:
-            with self._lock:
-                self._live.discard(proc)
-        stdout, stderr = (b.decode("utf-8", errors="replace") for b in (out, err))
-        return ProcessResult(proc.returncode, stdout, stderr, timed_out, time.monotonic() - started)
-
-    def kill_all(self) -> None:
-        """End every live draw's process group; later runs are killed as they start."""
-        with self._lock:
-            self._closed = True
-            live = list(self._live)
-        for proc in live:
-            _kill_group(proc, grace_s=0.0)
-
-
-def _kill_group(proc: subprocess.Popen[bytes], grace_s: float = KILL_GRACE_S) -> None:
-    """SIGTERM to the process group, ``grace_s`` for the leader to exit, then SIGKILL to the group."""
-    if grace_s > 0:
-        with suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        with suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=grace_s)
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _drain(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
-    """Whatever the killed process had written; a grandchild that escaped the group cannot hold us."""
-    try:
-        return proc.communicate(timeout=KILL_GRACE_S)
-    except subprocess.TimeoutExpired:
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
-        proc.wait()
-        return b"", b""
 
 
 def slug(name: str) -> str:
@@ -302,6 +97,23 @@ def with_files(gen: Generation, work: Path) -> Generation:
     if assessment.lost or assessment.answer is None:
         return replace(gen, captured_files=records, assessed=True, lost_reason=assessment.reason or "no answer")
     return replace(gen, text=assessment.answer, captured_files=records, assessed=True)
+
+
+def json_lines(stdout: str) -> list[dict[str, Any]]:
+    """Every JSON object line of a CLI's stdout; other lines (banners, warnings) are skipped.
+
+    >>> json_lines('{"type": "a"}\\nnot json\\n[1]\\n{"type": "b"}')
+    [{'type': 'a'}, {'type': 'b'}]
+    """
+    out = []
+    for line in stdout.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
 
 
 def check_choice(name: str, value: str, choices: Sequence[str]) -> None:

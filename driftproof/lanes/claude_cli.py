@@ -22,7 +22,6 @@ False
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,8 @@ from typing import Any
 from driftproof.core.models import SideCall, Usage
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import one_line
-from driftproof.lanes._cli_common import CliLane, DrawDirs, ProcessResult, slug, tokens_estimate
+from driftproof.lanes._cli_common import CliLane, json_lines, slug, tokens_estimate
+from driftproof.lanes._cli_process import DrawDirs, ProcessResult
 from driftproof.lanes.base import Generation, GenerationRequest
 
 READ_TOOLS = ("Read", "WebFetch", "WebSearch")
@@ -133,7 +133,7 @@ class ClaudeCliLane(CliLane):
     def _read(
         self, result: ProcessResult, request: GenerationRequest, dirs: DrawDirs, model: str | None, skill: str | None
     ) -> Generation:
-        lines = _json_lines(result.stdout)
+        lines = json_lines(result.stdout)
         init = next((m for m in lines if m.get("type") == "system" and m.get("subtype") == "init"), {})
         final = next((m for m in reversed(lines) if m.get("type") == "result"), None)
         main = [m for m in lines if m.get("type") == "assistant" and m.get("parent_tool_use_id") is None]
@@ -181,20 +181,6 @@ class ClaudeCliLane(CliLane):
             kind = final.get("api_error_type") or "error"
             return f"API error {status} {kind}: {one_line(text or errors or '(no message)')}"
         return f"claude reported an error ({subtype}): {one_line(errors or text or '(no message)')}"
-
-
-def _json_lines(stdout: str) -> list[dict[str, Any]]:
-    """Every JSON object line of stdout; other lines are skipped."""
-    out = []
-    for line in stdout.splitlines():
-        if line.lstrip().startswith("{"):
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(obj, dict):
-                out.append(obj)
-    return out
 
 
 def _message(line: dict[str, Any]) -> dict[str, Any]:

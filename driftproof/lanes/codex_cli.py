@@ -34,7 +34,8 @@ from typing import Any
 from driftproof.core.models import Usage
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import one_line, redact
-from driftproof.lanes._cli_common import CliLane, DrawDirs, ProcessResult, tokens_estimate
+from driftproof.lanes._cli_common import CliLane, json_lines, tokens_estimate
+from driftproof.lanes._cli_process import DrawDirs, ProcessResult
 from driftproof.lanes.base import Generation, GenerationRequest
 
 CODE_FEATURE_WORDS = (
@@ -186,7 +187,7 @@ class CodexCliLane(CliLane):
     def _read(
         self, result: ProcessResult, request: GenerationRequest, dirs: DrawDirs, model: str | None, skill: str | None
     ) -> Generation:
-        events = _json_lines(result.stdout)
+        events = json_lines(result.stdout)
         items = [e["item"] for e in events if e.get("type") == "item.completed" and isinstance(e.get("item"), dict)]
         messages = [str(i.get("text") or "") for i in items if i.get("type") == "agent_message"]
         completed = next((e for e in reversed(events) if e.get("type") == "turn.completed"), None)
@@ -220,18 +221,6 @@ class CodexCliLane(CliLane):
 
     def _redact(self, text: str) -> str:
         return redact(text, self._secrets)
-
-
-def _json_lines(stdout: str) -> list[dict[str, Any]]:
-    out = []
-    for line in stdout.splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            out.append(obj)
-    return out
 
 
 def _count(raw: Mapping[str, Any], key: str) -> int | None:
