@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+from pathlib import Path
 
 import pytest
 
@@ -71,9 +71,10 @@ def test_a_missing_key_is_a_lane_error() -> None:
         make_lane("openai", "api", None, environ={})
 
 
-@pytest.mark.parametrize(("provider", "module"), [("anthropic", "claude_cli"), ("openai", "codex_cli")])
-def test_a_cli_lane_not_built_yet_is_a_lane_error(provider: str, module: str) -> None:
-    if importlib.util.find_spec(f"driftproof.lanes.{module}") is not None:
-        pytest.skip(f"driftproof.lanes.{module} exists")
-    with pytest.raises(LaneError, match="cli lane"):
-        make_lane(provider, "cli", None, environ=KEYS)
+@pytest.mark.parametrize(("provider", "binary"), [("anthropic", "claude"), ("openai", "codex")])
+def test_a_cli_lane_without_its_binary_is_a_lane_error_naming_the_install(
+    provider: str, binary: str, tmp_path: Path
+) -> None:
+    env = {**KEYS, "PATH": str(tmp_path)}  # an empty PATH: the CLI is not installed
+    with pytest.raises(LaneError, match=f"{binary}.*npm install"):
+        make_lane(provider, "cli", None, environ=env)
