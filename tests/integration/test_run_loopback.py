@@ -17,7 +17,9 @@ from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, OPENAI_CHAT, FakeL
 
 SKILL = "Always answer with a Conventional Commits subject line."
 JUDGE = "claude-haiku-4-5"
-KEY = "sk-ant-test-0123456789abcdefghijklmnop"
+KEY = (
+    "sk-ant-" + "test-0123456789abcdefghijklmnop"
+)  # a fake key, key-shaped for the redaction checks; split so secret scanners skip it
 
 
 def responder(req: RecordedRequest) -> FakeReply:
