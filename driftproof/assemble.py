@@ -9,9 +9,8 @@ from typing import Any
 
 from driftproof import judge as judge_module
 from driftproof._version import __version__
-from driftproof.core.build import sha256_text, sum_usage
+from driftproof.core.build import arm_of, sha256_text, sum_usage
 from driftproof.core.models import Arm, Price, Receipt, Usage
-from driftproof.core.words import BandSource
 from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, is_requested_judge, rubric_hash
 from driftproof.lanes.base import Lane
 from driftproof.prices import cost
@@ -60,8 +59,7 @@ def verification(runner: Runner, ctx: RunContext) -> tuple[str, str | None]:
 
 
 def _arm(runner: Runner, ci: int, arm: str) -> Arm:
-    draws = [runner.results[ci][arm][i].draw for i in sorted(runner.results[ci][arm])]
-    return Arm(band_source=BandSource.GENERATION, draws=draws, usage=sum_usage([d.usage for d in draws]))
+    return arm_of([runner.results[ci][arm][i].draw for i in sorted(runner.results[ci][arm])])
 
 
 def judge_overhead(runner: Runner, ctx: RunContext) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 from driftproof.assemble import RunContext, build_receipt
 from driftproof.atomic import write_text
 from driftproof.core.models import Receipt
-from driftproof.core.stopping import DEFAULT_RULE, StoppingRule
+from driftproof.core.stopping import DEFAULT_RULE, rule_for
 from driftproof.defaults import DEFAULT_JUDGE_MODEL, judge_provider_for
 from driftproof.errors import InputError
 from driftproof.journal import Journal, run_fingerprint
@@ -161,10 +161,10 @@ def run_suite(
         draws, samples, concurrency, preset = QUICK["draws"], QUICK["judge_samples"], QUICK["concurrency"], "quick"
     for name, value in (("draws", draws), ("judge-samples", samples), ("concurrency", concurrency)):
         _positive(name, value)
-    max_draws = draws if request.quick else (request.max_draws or max(DEFAULT_RULE.max_draws, draws))
-    if max_draws < draws:
+    max_draws = draws if request.quick else request.max_draws
+    if max_draws is not None and max_draws < draws:
         raise InputError(f"--max-draws ({max_draws}) must be at least --draws ({draws})")
-    rule = StoppingRule(min_draws=draws, max_draws=max_draws)
+    rule = rule_for(draws, max_draws)
     skill_path, skill_text = _skill(request, suite)
     lane, judge, judge_model = make_lanes(request)
     options = RunOptions(

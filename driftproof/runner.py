@@ -19,13 +19,14 @@ from driftproof.checks import run_checks
 from driftproof.core.build import lost_draw, measured_draw, sha256_text
 from driftproof.core.models import Draw, JudgeSample
 from driftproof.core.stopping import StoppingRule, more_draws
+from driftproof.core.words import ArmName
 from driftproof.errors import DriftproofError
 from driftproof.journal import DrawResult, Journal
 from driftproof.judge import judge_prompt, parse_reply
 from driftproof.lanes.base import Generation, GenerationRequest, Lane
 from driftproof.suite import Suite, SuiteCase
 
-ARMS = ("with_skill", "baseline")
+ARMS = tuple(arm.value for arm in ArmName)  # ("with_skill", "baseline")
 
 
 class RunInterrupted(DriftproofError):
@@ -189,9 +190,6 @@ class Runner:
             self.results[ci][e["arm"]][draw.index] = DrawResult(
                 draw, e.get("answer"), list(e.get("judge_replies", [])), bool(e.get("judged"))
             )
-
-    def _made(self, ci: int, arm: str) -> int:
-        return len(self.results[ci][arm])
 
     def _next_round(self, pool: ThreadPoolExecutor, futures: Futures, ci: int) -> None:
         measured = {
