@@ -82,8 +82,9 @@ def gate_exit(status: str, fail_on: str) -> int:
     >>> gate_exit("underpowered", "underpowered")
     1
     """
-    failing = {"regressed": {"regressed"}, "underpowered": {"regressed", "underpowered"}, "never": set()}
-    return 1 if status in failing[fail_on] else 0
+    from driftproof.core.decision import gate_fails
+
+    return 1 if gate_fails(status, fail_on) else 0
 
 
 def _cmd_run(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from driftproof.core.decision import Decision
+from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffResult, short_reason
 from driftproof.core.models import Receipt
 from driftproof.core.reading import CALLS, ArmSummary, ReceiptReading
@@ -79,17 +80,6 @@ def code(value: object, table: bool = True) -> str:
     if table:
         text = text.replace("|", "\\|")
     return f"`{text or ' '}`"
-
-
-def signed(value: float | None, digits: int = 3) -> str:
-    """A number with its sign, or ``n/a``.
-
-    >>> signed(0.1234), signed(-0.05), signed(None)
-    ('+0.123', '-0.050', 'n/a')
-    """
-    if value is None:
-        return "n/a"
-    return f"{value:+.{digits}f}"
 
 
 def band_text(arm: ArmSummary) -> str:

@@ -14,7 +14,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from driftproof.capture import assess_draw
 from driftproof.checks import run_checks
 from driftproof.core.build import lost_draw, measured_draw, sha256_text
 from driftproof.core.models import Draw, JudgeSample
@@ -224,8 +223,10 @@ class Runner:
         case = self.suite.cases[ci]
         reason = gen.lost_reason or gen.error or ("timeout" if gen.timed_out else None)
         answer = gen.text
-        if reason is None and not gen.assessed:
-            reason, answer = self._assess(gen.text)
+        if reason is None and not gen.assessed and not gen.text.strip():
+            # a bare reply (API, stub) is the answer itself; only an empty one holds none. Agent lanes
+            # apply the capture rules themselves and mark the draw assessed.
+            reason = "no answer"
         if self._log_answer is not None and gen.text:
             self._log_answer(case.id, arm, index, gen.text)
         if reason is not None:
@@ -250,18 +251,6 @@ class Runner:
             self._submit(
                 pool, futures, "judge", (ci, arm, index, sample), self._judge_call, case, arm, index, sample, answer
             )
-
-    def _assess(self, reply: str) -> tuple[str | None, str]:
-        """The lost reason (or None) and the graded answer of a reply the lane did not assess itself.
-
-        On a CLI surface the model answered as an agent with tools, so the capture rules apply: a reply
-        that points at a file the grader is not shown, or only describes work it did, is lost before any
-        grading call. A bare API or stub reply is the answer itself; only an empty one holds none.
-        """
-        if self.lane.surface == "cli":
-            assessment = assess_draw(reply, None)
-            return (assessment.reason or "no answer", "") if assessment.lost else (None, assessment.answer or "")
-        return ("no answer", "") if not reply.strip() else (None, reply)
 
     def _on_sample(
         self,

@@ -27,6 +27,15 @@ FAILING: Mapping[str, frozenset[Status]] = {
 }
 
 
+def gate_fails(status: str, fail_on: str) -> bool:
+    """Whether a gate set to ``fail_on`` fails on ``status``.
+
+    >>> gate_fails("regressed", "regressed"), gate_fails("underpowered", "regressed"), gate_fails("regressed", "never")
+    (True, False, False)
+    """
+    return status in FAILING[fail_on]
+
+
 @dataclass(frozen=True, slots=True)
 class NeededDraws:
     """R-4 over several underpowered cases: the most draws per arm any one needs, or why none is given."""
@@ -117,9 +126,7 @@ class Decision:
         >>> d.exit_code("regressed"), d.exit_code("underpowered"), d.exit_code("never")
         (0, 1, 0)
         """
-        if not self.compared:
-            return 0
-        return 1 if self.status in FAILING[fail_on] else 0
+        return 1 if self.compared and gate_fails(self.status, fail_on) else 0
 
 
 def _draws_text(status: Status, status_reason: str, underpowered: list[Comparison]) -> str:

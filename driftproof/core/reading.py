@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from driftproof.core.bands import mean
+from driftproof.core.bands import mean, sample_sd
 from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.models import Arm, Case, Receipt
 from driftproof.core.wide_band import WideBand, wide_band
@@ -209,11 +209,7 @@ def lift_of(cases: Sequence[Case]) -> tuple[float | None, float | None]:
             deltas.append(mean(w.scores) - mean(b.scores))
     if not deltas:
         return None, None
-    spread = None
-    if len(deltas) >= 2:
-        m = mean(deltas)
-        spread = math.sqrt(math.fsum((d - m) ** 2 for d in deltas) / (len(deltas) - 1))
-    return mean(deltas), spread
+    return mean(deltas), sample_sd(deltas)
 
 
 def read_receipt(receipt: Receipt) -> ReceiptReading:

@@ -80,17 +80,24 @@ def tokens_estimate(*texts: str | None) -> int:
     return math.ceil(sum(len(t) for t in texts if t) / 4)
 
 
-def with_files(gen: Generation, work: Path) -> Generation:
-    """``files`` capture: read back ``work``, decide what the grader sees, and list every file on the draw.
+def assess(gen: Generation, work: Path | None) -> Generation:
+    """Apply the capture rules to a CLI draw, which answered as an agent with tools.
 
-    A draw that already failed stays lost with its reason and still lists its files. Otherwise
-    `assess_draw` decides: the graded answer (reply, file list, file texts) or a lost draw with its reason.
+    ``work`` is the draw's directory to read back in ``files`` capture (every file is listed on the draw),
+    ``None`` in ``text`` capture. A draw that already failed stays lost with its reason. Otherwise
+    `assess_draw` decides before any grading call: the graded answer (the reply, and in files capture the
+    file list and texts), or a lost draw with its reason (no answer, a pointer at a file the grader is not
+    shown, a report of work instead of the work).
     """
-    capture: Capture = capture_files(work)
+    capture: Capture | None = capture_files(work) if work is not None else None
     assessment = assess_draw(gen.text, capture)
-    records = tuple(
-        CapturedFileRecord(path=f.path, size=f.size, included=f.included, reason=f.reason)
-        for f in assessment.captured_files
+    records = (
+        tuple(
+            CapturedFileRecord(path=f.path, size=f.size, included=f.included, reason=f.reason)
+            for f in assessment.captured_files
+        )
+        if capture is not None
+        else None
     )
     if gen.error is not None or gen.timed_out or gen.lost_reason is not None:
         return replace(gen, captured_files=records, assessed=True)
@@ -210,8 +217,7 @@ class CliLane(Lane):
                 gen = Generation(text="", error=reason, timed_out=True, extra={"stderr_tail": self._tail(result)})
             else:
                 gen = self._read(result, request, dirs, model, skill)
-            if self._capture == "files":
-                gen = with_files(gen, dirs.work)
+            gen = assess(gen, dirs.work if self._capture == "files" else None)
         return gen
 
     def harness(self) -> Harness:

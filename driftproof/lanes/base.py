@@ -53,8 +53,8 @@ class Generation:
     skill_fired: bool | None = None
     side_calls: tuple[SideCall, ...] | None = None
     lost_reason: str | None = None
-    #: True when the lane already applied the capture rules (``files`` capture on a CLI surface):
-    #: ``text`` is then the graded answer and the runner does not classify the reply again.
+    #: True when the lane applied the capture rules itself (the CLI lanes, whose model answers as an agent
+    #: with tools): ``text`` is then the graded answer. An unassessed reply is graded as it stands.
     assessed: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 

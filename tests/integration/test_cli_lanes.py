@@ -58,7 +58,9 @@ def test_claude_success_reports_identity_usage_and_overhead(fake_cli: FakeCLI, e
     lane = claude(env)
     g = lane.generate(ask())
     assert lane.harness() == Harness(name="claude-code", version="2.1.332")
-    assert (g.text, g.error, g.attempts, g.assessed) == ("fix(cart): return 0 for an empty cart", None, 1, False)
+    # the lane applies the capture rules itself (an agent with tools): a plain answer passes them unchanged
+    assert (g.text, g.error, g.attempts, g.assessed) == ("fix(cart): return 0 for an empty cart", None, 1, True)
+    assert g.lost_reason is None and g.captured_files is None  # text capture lists no files
     assert (g.reported_model, g.served_model, g.side_calls) == ("claude-sonnet-5-5", "claude-sonnet-5-5", None)
     assert g.usage == Usage(
         input_tokens=120, output_tokens=9, cache_read_tokens=0, cache_write_tokens=0, cost_usd=0.002

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from driftproof.core.reading import read_receipt
-from driftproof.run_suite import RunRequest, run_suite
+from driftproof.run_suite import RunOutcome, RunRequest, run_suite
 from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest, json_text_reply
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, OPENAI_CHAT, FakeLLMServer
 
@@ -53,6 +53,23 @@ def suite(tmp_path: Path) -> Path:
     return tmp_path / "suite.yaml"
 
 
+def run(suite: Path, server: FakeLLMServer, provider: str, model: str) -> RunOutcome:
+    """3 draws per arm, 2 judge samples, one call at a time (a deterministic order), 2 retries."""
+    request = RunRequest(
+        suite=suite,
+        provider=provider,
+        model=model,
+        judge_model=JUDGE,
+        draws=3,
+        max_draws=3,
+        judge_samples=2,
+        concurrency=1,
+        environ=env_for(server),
+        max_retries=2,
+    )
+    return run_suite(request)
+
+
 def env_for(server: FakeLLMServer) -> dict[str, str]:
     return {
         "ANTHROPIC_API_KEY": KEY,
@@ -66,20 +83,7 @@ def test_anthropic_whole_run_reads_tested_with_hand_checked_numbers(suite: Path)
     with FakeLLMServer(responder) as server:
         # the very first request gets a 429 (retry-after 0); the retry succeeds and both attempts count
         server.queue(ANTHROPIC_MESSAGES, FakeReply.error(429, retry_after=0))
-        outcome = run_suite(
-            RunRequest(
-                suite=suite,
-                provider="anthropic",
-                model="claude-sonnet-4-6",
-                judge_model=JUDGE,
-                draws=3,
-                max_draws=3,
-                judge_samples=2,
-                concurrency=1,
-                environ=env_for(server),
-                max_retries=2,
-            )
-        )
+        outcome = run(suite, server, "anthropic", "claude-sonnet-4-6")
         requests = server.requests
     r = outcome.receipt
     assert r.verification == "TESTED" and r.verification_reason is None
@@ -117,20 +121,7 @@ def test_openai_lane_with_a_lost_draw(suite: Path) -> None:
 
     with FakeLLMServer(openai_then_judge) as server:
         server.queue(OPENAI_CHAT, FakeReply.error(500))  # one 5xx, retried
-        outcome = run_suite(
-            RunRequest(
-                suite=suite,
-                provider="openai",
-                model="gpt-5-mini",
-                judge_model=JUDGE,
-                draws=3,
-                max_draws=3,
-                judge_samples=2,
-                concurrency=1,
-                environ=env_for(server),
-                max_retries=2,
-            )
-        )
+        outcome = run(suite, server, "openai", "gpt-5-mini")
     r = outcome.receipt
     b_base = r.cases[1].baseline.draws
     assert [d.status for d in b_base] == ["lost", "lost", "lost"] and b_base[0].lost_reason == "no answer"
