@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from driftproof.core.words import BandSource, DrawStatus, Verification
 
 #: The one schema version Driftproof writes. Readers accept every version in ``schemas/``.
-SCHEMA_VERSION = "0.13"
+SCHEMA_VERSION = "0.14"
+
+#: Every version these models can hold: the current one and the older ones whose fields are a subset.
+READABLE_VERSIONS = ("0.13", "0.14")
 
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="Lower-case hex SHA-256.")]
 Score = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -61,6 +64,11 @@ class JudgeSample(_Model):
 
     score: Score | None = Field(description="The score in [0, 1]; null when the sample is invalid.")
     valid: bool = Field(description="True when the reply yielded exactly one score in [0, 1].")
+    returned: bool | None = Field(
+        None,
+        description="True when the judge call returned a reply; false when it failed (timeout, error) with none. "
+        "Only returned samples are held to the judge identity check. Null in receipts before 0.14.",
+    )
     invalid_reason: str | None = Field(None, description="Why the sample is invalid; null when valid.")
     reported_model: str | None = Field(None, description="Model id the judge reply reported, verbatim.")
     serving_id: str | None = Field(None, description="Serving or request id the reply carried.")
@@ -109,6 +117,11 @@ class Draw(_Model):
     usage: Usage | None = Field(None, description="Generation tokens of this draw.")
     reported_model: str | None = Field(None, description="Model id the answering reply reported.")
     served_model: str | None = Field(None, description="Server-side model id where it differs in source.")
+    model_source: Literal["reported", "configured"] | None = Field(
+        None,
+        description="Where reported_model came from: the reply itself, or the lane's configuration when the "
+        "surface reports no model (Codex). Null in receipts before 0.14.",
+    )
     answer_sha256: Sha256 | None = Field(None, description="SHA-256 of the graded answer text.")
     captured_files: list[CapturedFileRecord] | None = Field(None, description="files capture only.")
     skill_fired: bool | None = Field(None, description="discover delivery: did the skill fire. Never scored.")
@@ -177,6 +190,9 @@ class RunSettings(_Model):
     timeout_s: float | None = None
     max_retries: Count | None = None
     delivery: Literal["system_prompt", "discover"] | None = None
+    max_consecutive_failures: Count | None = Field(
+        None, description="Failed calls in a row after which the run stops with an error."
+    )
 
 
 class Run(_Model):
@@ -210,6 +226,10 @@ class Suite(_Model):
     sha256: Sha256 | None = None
     format: str | None = Field(None, description="native, skill-creator, caliper, ...")
     name: str | None = None
+    notices: list[str] = Field(
+        default_factory=list,
+        description="What the run did not run of the suite as written: tasks left out, keys not run on this lane.",
+    )
 
 
 class Judge(_Model):
@@ -303,7 +323,9 @@ class Seal(_Model):
 class Receipt(_Model):
     """A sealed receipt at schema version ``SCHEMA_VERSION``."""
 
-    schema_version: Literal["0.13"] = Field(description="The schema this receipt validates against.")
+    schema_version: Literal["0.13", "0.14"] = Field(
+        description="The schema this receipt validates against; written only as SCHEMA_VERSION."
+    )
     tool: Tool
     created_at: str | None = Field(None, description="UTC ISO-8601 time the receipt was written.")
     verification: Verification = Field(description="UNVERIFIED, DECLARED or TESTED. FORMAL is refused.")
@@ -322,7 +344,14 @@ class Receipt(_Model):
     seal: Seal
 
     @model_validator(mode="after")
-    def _preset_never_tested(self) -> Receipt:
-        if self.run.preset is not None and self.verification == Verification.TESTED:
+    def _preset_never_tested(self, info: ValidationInfo) -> Receipt:
+        """No code path builds a smoke receipt that reads TESTED. A reader of a verdict may still load one that
+        was restamped by hand (``context={READ_RESTAMPED_SMOKE: True}``): it reads it as a smoke run."""
+        restamped_ok = bool(info.context and info.context.get(READ_RESTAMPED_SMOKE))
+        if self.run.preset is not None and self.verification == Verification.TESTED and not restamped_ok:
             raise ValueError("a receipt that names run.preset cannot read TESTED")
         return self
+
+
+#: Validation-context key: load a receipt that names a preset and reads TESTED, to read it as a smoke run.
+READ_RESTAMPED_SMOKE = "read_restamped_smoke"

@@ -2,7 +2,7 @@
 
 The committed file ``schemas/receipt-<version>.schema.json`` must equal ``receipt_schema()`` for the
 current version (a test checks it); files of older versions are frozen and never regenerated.
-Regenerate with ``driftproof schema > schemas/receipt-0.13.schema.json``.
+Regenerate with ``driftproof schema > schemas/receipt-<SCHEMA_VERSION>.schema.json``.
 """
 
 from __future__ import annotations
@@ -66,6 +66,13 @@ def receipt_schema() -> dict[str, Any]:
     defs["Draw"]["allOf"] = _DRAW_RULES
     defs["JudgeSample"]["allOf"] = _SAMPLE_RULES
     generated["allOf"] = _RECEIPT_RULES
+    # the models also hold older versions on read; the schema of this version names this version only
+    generated["properties"]["schema_version"] = {
+        "const": SCHEMA_VERSION,
+        "type": "string",
+        "description": generated["properties"]["schema_version"].get("description", ""),
+        "title": "Schema Version",
+    }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": schema_id(SCHEMA_VERSION),

@@ -38,7 +38,7 @@ def test_committed_schema_equals_the_models() -> None:
 def test_schema_is_valid_draft_2020_12_with_canonical_id() -> None:
     schema = receipt_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert schema["$id"] == schema_id(SCHEMA_VERSION) == "https://driftproof.dev/spec/receipt-0.13.schema.json"
+    assert schema["$id"] == schema_id(SCHEMA_VERSION) == "https://driftproof.dev/spec/receipt-0.14.schema.json"
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,7 @@ def refuse(doc: dict[str, Any], match: str) -> None:
 def test_schema_refuses_preset_that_reads_tested(good: dict[str, Any]) -> None:
     doc = copy.deepcopy(good)
     doc["run"]["preset"] = "quick"
-    refuse(doc, "schema 0.13")
+    refuse(doc, f"schema {SCHEMA_VERSION}")
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(doc, receipt_schema())
 
@@ -114,3 +114,24 @@ def test_counts_unknown_stay_null_never_one(good: dict[str, Any]) -> None:
         "draws_per_arm_max": None,
         "judge_samples_per_draw": None,
     }
+
+
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def test_a_receipt_written_at_0_13_reads_against_its_own_frozen_schema() -> None:
+    # written by the 0.13 writer (commit 007dc49) from the bundled example on the stub lane
+    from driftproof.receipts import load_receipt
+
+    older = load_receipt(FIXTURES / "receipt-0.13.json")
+    assert older.schema_version == "0.13"
+    assert [c.id for c in older.cases] == ["subject-line", "why-not-what", "retry-429"]
+    doc = json.loads((FIXTURES / "receipt-0.13.json").read_text(encoding="utf-8"))
+    assert "notices" not in doc["suite"]  # a 0.13 field set: the 0.14 schema would refuse its version
+    with pytest.raises(ReceiptError, match="schema 0.13"):
+        check_document(sealed({**doc, "surprise": 1}), "old.json")  # checked against the frozen 0.13 file
+
+
+def test_the_current_schema_accepts_only_the_current_version(good: dict[str, Any]) -> None:
+    refuse({**good, "schema_version": "0.13"}, "schema 0.13")  # a 0.14 document is not a 0.13 one
+    assert receipt_schema()["properties"]["schema_version"]["const"] == SCHEMA_VERSION
