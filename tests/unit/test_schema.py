@@ -128,10 +128,10 @@ def test_a_receipt_written_at_0_13_reads_against_its_own_frozen_schema() -> None
     assert [c.id for c in older.cases] == ["subject-line", "why-not-what", "retry-429"]
     doc = json.loads((FIXTURES / "receipt-0.13.json").read_text(encoding="utf-8"))
     assert "notices" not in doc["suite"]  # a 0.13 field set: the 0.14 schema would refuse its version
-    with pytest.raises(ReceiptError, match="schema 0.13"):
+    with pytest.raises(ReceiptError, match=r"schema 0\.13"):
         check_document(sealed({**doc, "surprise": 1}), "old.json")  # checked against the frozen 0.13 file
 
 
 def test_the_current_schema_accepts_only_the_current_version(good: dict[str, Any]) -> None:
-    refuse({**good, "schema_version": "0.13"}, "schema 0.13")  # a 0.14 document is not a 0.13 one
+    refuse({**good, "schema_version": "0.13"}, r"schema 0\.13")  # a 0.14 document is not a 0.13 one
     assert receipt_schema()["properties"]["schema_version"]["const"] == SCHEMA_VERSION
