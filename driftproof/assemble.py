@@ -44,12 +44,23 @@ class RunContext:
 
 
 def verification(runner: Runner, ctx: RunContext) -> tuple[str, str | None]:
-    """TESTED only on a real lane, no preset, every judge sample reporting the requested judge."""
+    """TESTED only on a real lane, no preset, every returned judge sample reporting the requested judge.
+
+    A sample whose call failed (timed out, or an error after its retries) returned no reply: it is a missing
+    sample, out of its draw's mean, and has no identity to check. One timeout must not void a verdict.
+    """
     if ctx.preset is not None:
         return "UNVERIFIED", f"smoke run (preset {ctx.preset})"
     if ctx.lane.provider == "stub" or ctx.judge.provider == "stub":
         return "UNVERIFIED", "stub lane: no model answered or judged"
-    samples = [s for case in runner.results for arm in ARMS for r in case[arm].values() for s in r.draw.judge_samples]
+    samples = [
+        s
+        for case in runner.results
+        for arm in ARMS
+        for r in case[arm].values()
+        for s in r.draw.judge_samples
+        if s.returned is not False
+    ]
     if not samples:
         return "UNVERIFIED", "no judge sample was returned"
     for s in samples:
@@ -142,6 +153,7 @@ def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
                 "timeout_s": ctx.timeout_s,
                 "max_retries": ctx.max_retries,
                 "delivery": ctx.delivery,
+                "max_consecutive_failures": ctx.options.max_consecutive_failures,
             },
             "sampling": ctx.lane.sampling(),
             "started_at": ctx.started_at,

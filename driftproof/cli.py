@@ -108,6 +108,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         timeout_s=args.timeout,
         max_retries=args.max_retries,
+        max_consecutive_failures=args.max_consecutive_failures,
         script=Path(args.script) if args.script else None,
         quick=args.quick,
         resume=args.resume,
@@ -171,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skill", metavar="PATH", help="SKILL.md (default: the suite's 'skill:')")
     p.add_argument("-o", "--output", metavar="RECEIPT", help="receipt path (default: .driftproof/ beside the suite)")
     p.add_argument("--provider", choices=["anthropic", "openai", "stub"], default="anthropic")
-    p.add_argument("--surface", choices=["api", "cli"], default="api")
+    p.add_argument("--surface", choices=["api", "cli"], help="api (default) or cli; the stub lane has none")
     p.add_argument("--model", help="answering model (default: the lane's)")
     p.add_argument(
         "--judge-provider",
@@ -181,12 +182,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge-model", help="judge model (default claude-haiku-4-5, a cheap fixed judge)")
     p.add_argument("--base-url", help="endpoint for the answering model (any OpenAI-compatible server)")
     p.add_argument("--judge-base-url", help="endpoint for the judge")
-    p.add_argument("--draws", type=int, default=3, help="minimum draws per arm (default 3)")
+    p.add_argument("--draws", type=int, help="minimum draws per arm (default 3)")
     p.add_argument("--max-draws", type=int, help="most draws per arm while the spread settles (default 10)")
-    p.add_argument("--judge-samples", type=int, default=5, help="judge samples per answer (default 5)")
-    p.add_argument("--concurrency", type=int, default=8, help="calls in flight at once (default 8)")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds per endpoint attempt (default 120)")
+    p.add_argument("--judge-samples", type=int, help="judge samples per answer (default 5)")
+    p.add_argument("--concurrency", type=int, help="calls in flight at once (default 8)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        help="seconds per endpoint attempt (default 120 on the API surface; the CLI lanes' own default is longer, "
+        "see docs/cli-lanes.md)",
+    )
     p.add_argument("--max-retries", type=int, default=4, help="retries per call on 429/529/5xx/timeouts (default 4)")
+    p.add_argument(
+        "--max-consecutive-failures",
+        type=int,
+        default=10,
+        metavar="N",
+        help="stop the run, with no receipt, after N calls in a row failed (default 10; 0 never stops); a wrong "
+        "key, a missing model or a refused request stops it at the first call",
+    )
     p.add_argument("--script", metavar="FILE", help="stub lane: fix each draw's answer and judge scores")
     p.add_argument("--quick", action="store_true", help="smoke run: first case, 2 draws, 2 samples; no verdict")
     p.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")

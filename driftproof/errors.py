@@ -8,6 +8,8 @@ and exit status 2; nothing else in the code prints errors.
     ├── InputError             a bad flag, input, suite or script file
     ├── ReceiptError           a receipt that is missing, not JSON, off-schema or badly sealed
     ├── LaneError              a lane (provider x surface) that cannot run at all
+    │   └── RunStopped         a run stopped because its model could not be reached; no receipt written
+    ├── RunInterrupted         Ctrl-C: the finished draws are in the journal (exit 130)
     └── GitHubError            the GitHub REST API or git refused what the Action needed
 """
 
@@ -30,6 +32,17 @@ class ReceiptError(DriftproofError):
 
 class LaneError(DriftproofError):
     """A lane cannot run at all (missing SDK, missing CLI, another model answered)."""
+
+
+class RunStopped(LaneError):
+    """A run stopped because its model cannot be reached: a failure every later call would meet too (a wrong
+    key, a missing model, a refused request), or too many failed calls in a row. No receipt is written."""
+
+
+class RunInterrupted(DriftproofError):
+    """The run was interrupted; its finished draws are in the journal."""
+
+    exit_code = 130
 
 
 class GitHubError(DriftproofError):

@@ -1,4 +1,10 @@
-"""Progress: a bar on a terminal, plain lines in CI logs. Writes to stderr only."""
+"""Progress: a bar on a terminal, bounded plain lines in CI logs. Writes to the stream it is given only.
+
+In a log, a line comes at each tenth of the calls planned so far (the first round's estimate, growing as the
+stopping rule adds draws), with done/planned and the time elapsed, so a long run prints a few dozen lines at
+most, never one per call. ``done:`` is printed only when the run finished; an interrupted or stopped run
+ends without it.
+"""
 
 from __future__ import annotations
 
@@ -10,34 +16,45 @@ from driftproof.runner import Tally
 
 
 class PlainProgress:
-    """One line every ``every`` calls: calls, retries, lost draws, seconds."""
+    """A line at each tenth of the planned calls: done/planned, retries, lost draws, seconds."""
 
-    def __init__(self, stream: TextIO, label: str, every: int = 50) -> None:
-        self.stream, self.label, self.every = stream, label, every
+    def __init__(self, stream: TextIO, label: str, estimate: int) -> None:
+        self.stream, self.label = stream, label
         self.start = time.monotonic()
-        self._last = 0
+        self._estimate = max(1, estimate)
+        self._next = self._step(0)
+
+    def _step(self, done: int) -> int:
+        return done + max(1, -(-self._estimate // 10))  # a tenth of the plan, rounded up
+
+    def _planned(self, tally: Tally) -> int:
+        return max(self._estimate, tally.planned, tally.logical_calls)
 
     def __call__(self, event: str, tally: Tally) -> None:
-        if event == "call" and tally.logical_calls - self._last >= self.every:
-            self._last = tally.logical_calls
-            print(f"progress: {self.line(tally)}", file=self.stream, flush=True)
+        if event != "call" or tally.logical_calls < self._next:
+            return
+        self._estimate = self._planned(tally)
+        self._next = self._step(tally.logical_calls)
+        print(f"progress: {self.line(tally)}", file=self.stream, flush=True)
 
     def line(self, tally: Tally) -> str:
         """The figures so far."""
         retries = max(0, tally.endpoint_attempts - tally.logical_calls)
         lost = f"{tally.lost} lost draw" + ("" if tally.lost == 1 else "s")
-        return f"{tally.logical_calls} calls · {retries} retries · {lost} · {time.monotonic() - self.start:.0f} s"
+        elapsed = time.monotonic() - self.start
+        return f"{tally.logical_calls}/{self._planned(tally)} calls · {retries} retries · {lost} · {elapsed:.0f} s"
 
-    def close(self, tally: Tally) -> None:
-        """The final line."""
-        print(f"done: {self.line(tally)}", file=self.stream, flush=True)
+    def close(self, tally: Tally, *, finished: bool = True) -> None:
+        """The final line, only when the run finished."""
+        if finished:
+            print(f"done: {self.line(tally)}", file=self.stream, flush=True)
 
 
 class BarProgress(PlainProgress):
-    """A rich progress bar over an estimate of the calls, growing when the stopping rule adds draws."""
+    """A rich progress bar over the planned calls, growing when the stopping rule adds draws."""
 
     def __init__(self, stream: TextIO, label: str, estimate: int) -> None:
-        super().__init__(stream, label)
+        super().__init__(stream, label, estimate)
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -54,14 +71,15 @@ class BarProgress(PlainProgress):
         self._bar.start()
 
     def __call__(self, event: str, tally: Tally) -> None:
-        task = self._bar.tasks[0]
-        total = max(task.total or 0, tally.logical_calls)
         retries = max(0, tally.endpoint_attempts - tally.logical_calls)
         self._bar.update(
-            self._task, completed=tally.logical_calls, total=total, note=f"{retries} retries · {tally.lost} lost"
+            self._task,
+            completed=tally.logical_calls,
+            total=self._planned(tally),
+            note=f"{retries} retries · {tally.lost} lost",
         )
 
-    def close(self, tally: Tally) -> None:
+    def close(self, tally: Tally, *, finished: bool = True) -> None:
         """Stop the bar."""
         self._bar.stop()
 
@@ -71,4 +89,4 @@ def make_progress(label: str, estimate: int, stream: TextIO | None = None) -> Pl
     stream = stream or sys.stderr
     if stream.isatty():
         return BarProgress(stream, label, estimate)
-    return PlainProgress(stream, label)
+    return PlainProgress(stream, label, estimate)

@@ -8,8 +8,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
+import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,39 +21,45 @@ from driftproof.atomic import write_text
 from driftproof.core.models import Receipt
 from driftproof.core.stopping import DEFAULT_RULE, rule_for
 from driftproof.defaults import DEFAULT_JUDGE_MODEL, judge_provider_for
-from driftproof.errors import InputError
+from driftproof.errors import InputError, RunStopped
 from driftproof.journal import Journal, run_fingerprint
 from driftproof.lanes.base import Lane
+from driftproof.lanes.registry import DEFAULT_MAX_RETRIES
 from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import write_receipt
-from driftproof.runner import ARMS, Runner, RunOptions
+from driftproof.runner import ARMS, DEFAULT_MAX_CONSECUTIVE_FAILURES, Runner, RunOptions
 from driftproof.suite import Suite, load_suite
 
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
+"""What ``--quick`` fixes: a smoke run of the first case."""
+DEFAULTS = {"draws": DEFAULT_RULE.min_draws, "judge_samples": 5, "concurrency": 8}
 DELIVERIES = ("system_prompt", "discover")
+MAX_COUNT = 10_000
+"""The most draws, judge samples or calls in flight a flag may ask for (a guard against a costly typo)."""
 
 
 @dataclass(frozen=True)
 class RunRequest:
-    """The settings of one run, from flags or Action inputs."""
+    """The settings of one run, from flags or Action inputs. ``None`` means "not given": the default applies."""
 
     suite: Path
     skill: Path | None = None
     out: Path | None = None
     provider: str = "anthropic"
-    surface: str = "api"
+    surface: str | None = None
     model: str | None = None
     judge_provider: str | None = None
     judge_model: str | None = None
     base_url: str | None = None
     judge_base_url: str | None = None
-    draws: int = DEFAULT_RULE.min_draws
+    draws: int | None = None
     max_draws: int | None = None
-    judge_samples: int = 5
-    concurrency: int = 8
-    timeout_s: float = 120.0
-    max_retries: int = 4
+    judge_samples: int | None = None
+    concurrency: int | None = None
+    timeout_s: float | None = None
+    max_retries: int = DEFAULT_MAX_RETRIES
+    max_consecutive_failures: int = DEFAULT_MAX_CONSECUTIVE_FAILURES
     script: Path | None = None
     quick: bool = False
     resume: bool = False
@@ -72,13 +80,64 @@ class RunOutcome:
     suite: Suite
 
 
+@dataclass(frozen=True)
+class Counts:
+    """Draws, judge samples and concurrency as the run will use them, with the preset they come from."""
+
+    draws: int
+    max_draws: int
+    judge_samples: int
+    concurrency: int
+    preset: str | None
+
+    def worst_case_calls(self, cases: int) -> int:
+        """cases × 2 arms × max draws × (1 answer + judge samples): the most calls the run can make."""
+        return cases * len(ARMS) * self.max_draws * (1 + self.judge_samples)
+
+    def plan_line(self, cases: int) -> str:
+        """Printed before the first call, so a run's cost is visible before it is spent."""
+        low = cases * len(ARMS) * self.draws * (1 + self.judge_samples)
+        return (
+            f"plan: {cases} case{'' if cases == 1 else 's'} × {len(ARMS)} arms × {self.draws} to {self.max_draws} "
+            f"draws × (1 answer + {self.judge_samples} judge samples): at least {low}, at most "
+            f"{self.worst_case_calls(cases)} calls"
+        )
+
+
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _positive(name: str, value: int) -> None:
-    if value < 1:
-        raise InputError(f"--{name} must be a positive integer, got {value}")
+def _count(name: str, value: int, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_COUNT:
+        raise InputError(f"--{name} must be a whole number from {low} to {MAX_COUNT}, got {value}")
+    return value
+
+
+def resolve_counts(request: RunRequest) -> Counts:
+    """The counts of this run; ``--quick`` refuses counts given beside it rather than override them silently."""
+    given = {"draws": request.draws, "judge_samples": request.judge_samples, "concurrency": request.concurrency}
+    if request.quick:
+        clash = [f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None]
+        if request.max_draws is not None:
+            clash.append("--max-draws")
+        if clash:
+            fixed = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in QUICK.items())
+            raise InputError(
+                f"--quick fixes {fixed} (a smoke run of the first case); drop {' and '.join(clash)} or drop --quick"
+            )
+        return Counts(QUICK["draws"], QUICK["draws"], QUICK["judge_samples"], QUICK["concurrency"], "quick")
+    draws = _count("draws", given["draws"] if given["draws"] is not None else DEFAULTS["draws"])
+    samples = _count(
+        "judge-samples", given["judge_samples"] if given["judge_samples"] is not None else DEFAULTS["judge_samples"]
+    )
+    concurrency = _count(
+        "concurrency", given["concurrency"] if given["concurrency"] is not None else DEFAULTS["concurrency"]
+    )
+    max_draws = rule_for(draws, None if request.max_draws is None else _count("max-draws", request.max_draws))
+    if max_draws.max_draws < draws:
+        raise InputError(f"--max-draws ({max_draws.max_draws}) must be at least --draws ({draws})")
+    return Counts(draws, max_draws.max_draws, samples, concurrency, None)
 
 
 def _skill(request: RunRequest, suite: Suite) -> tuple[Path | None, str | None]:
@@ -93,51 +152,46 @@ def _skill(request: RunRequest, suite: Suite) -> tuple[Path | None, str | None]:
         raise InputError(f"{path}: SKILL.md is not UTF-8 text") from None
 
 
+def surface_of(request: RunRequest) -> str:
+    """The surface asked for: as given, else ``none`` for the stub (which has no other) and ``api`` otherwise."""
+    if request.surface is not None:
+        return request.surface
+    return "none" if request.provider == "stub" else "api"
+
+
 def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
-    """The answering lane, the judge lane and the requested judge model."""
-    from driftproof.lanes.stub import StubLane, load_script
+    """The answering lane, the judge lane and the requested judge model, all built by the lane registry."""
+    from driftproof.lanes.registry import make_lane
+    from driftproof.lanes.stub import load_script
 
     script = load_script(request.script) if request.script else None
     if request.script and request.provider != "stub":
         raise InputError("--script drives the stub lane only: add --provider stub")
     judge_provider = judge_provider_for(request.provider, request.judge_provider)
+    surface = surface_of(request)
     if request.delivery not in DELIVERIES:
         raise InputError(f"unknown delivery {request.delivery!r}: expected one of {', '.join(DELIVERIES)}")
-    if request.delivery == "discover" and (request.provider == "stub" or request.surface != "cli"):
+    if request.delivery == "discover" and surface != "cli":
         raise InputError("--delivery discover installs the skill where an agent looks for it: add --surface cli")
-    if request.provider == "stub":
-        lane: Lane = StubLane(script, model=request.model)
-    else:
-        from driftproof.lanes.registry import make_lane
-
-        cli_only = {"delivery": request.delivery} if request.surface == "cli" else {}
-        lane = make_lane(
-            request.provider,
-            request.surface,
-            request.model,
-            base_url=request.base_url,
-            timeout_s=request.timeout_s,
-            max_retries=request.max_retries,
-            environ=request.environ,
-            capture=request.capture,
-            **cli_only,
-        )
+    common: dict[str, Any] = {
+        "timeout_s": request.timeout_s,
+        "max_retries": request.max_retries,
+        "environ": request.environ,
+    }
+    extra: dict[str, Any] = {"script": script} if request.provider == "stub" else {}
+    if surface == "cli":
+        extra["delivery"] = request.delivery
+    lane = make_lane(
+        request.provider, surface, request.model, base_url=request.base_url, capture=request.capture, **common, **extra
+    )
     if judge_provider == "stub":
-        return lane, StubLane(script), request.judge_model or "stub-judge"
-    from driftproof.lanes.registry import make_lane
-
+        judge = make_lane("stub", "none", None, base_url=request.judge_base_url, script=script, **common)
+        return lane, judge, request.judge_model or "stub-judge"
     judge_model = request.judge_model or (DEFAULT_JUDGE_MODEL if judge_provider == "anthropic" else None)
     if judge_model is None:
+        lane.close()
         raise InputError(f"--judge-model is required with --judge-provider {judge_provider}")
-    judge = make_lane(
-        judge_provider,
-        "api",
-        judge_model,
-        base_url=request.judge_base_url,
-        timeout_s=request.timeout_s,
-        max_retries=request.max_retries,
-        environ=request.environ,
-    )
+    judge = make_lane(judge_provider, "api", judge_model, base_url=request.judge_base_url, **common)
     return lane, judge, judge_model
 
 
@@ -146,36 +200,60 @@ def default_out(suite_path: Path, quick: bool) -> Path:
     return suite_path.parent / ".driftproof" / ("receipt.quick.json" if quick else "receipt.json")
 
 
+def check_output(out: Path) -> None:
+    """Refuse, before any call, a receipt path the run could not write: a directory, a parent that is a file,
+    a directory this process may not write in. Creates the missing parent directories."""
+    if out.is_dir():
+        raise InputError(f"{out}: is a directory; give the receipt a file path, e.g. {out / 'receipt.json'}")
+    parent = out.parent
+    for ancestor in (parent, *parent.parents):
+        if ancestor.exists():
+            if not ancestor.is_dir():
+                raise InputError(f"{out}: {ancestor} is a file, not a directory, so the receipt cannot go there")
+            break
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        probe = tempfile.NamedTemporaryFile(prefix=".driftproof-probe-", dir=parent)  # noqa: SIM115
+        probe.close()
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write in {parent} ({exc.strerror or exc}); pick another -o") from None
+
+
+def _journal_for(request: RunRequest, out: Path, fingerprint: str) -> Journal:
+    journal = Journal(out.with_name(out.name + ".journal"), fingerprint)
+    if request.resume and not journal.path.exists():
+        raise InputError(
+            f"--resume: there is no journal at {journal.path}, so there is no interrupted run to finish "
+            "(a run that finished removed its journal); drop --resume to start the run"
+        )
+    return journal
+
+
 def run_suite(
     request: RunRequest,
     *,
     progress_stream: Any = None,
     log_answer: Callable[[str, str, int, str], None] | None = None,
 ) -> RunOutcome:
-    """Run a suite end to end and write its receipt atomically."""
+    """Run a suite end to end and write its receipt atomically; every check a user can fail comes first."""
+    counts = resolve_counts(request)
     suite = load_suite(request.suite)
-    draws, samples, concurrency = request.draws, request.judge_samples, request.concurrency
-    preset = None
-    if request.quick:
-        suite = Suite(suite.path, suite.format, suite.name, suite.sha256, suite.skill, suite.cases[:1], suite.notices)
-        draws, samples, concurrency, preset = QUICK["draws"], QUICK["judge_samples"], QUICK["concurrency"], "quick"
-    for name, value in (("draws", draws), ("judge-samples", samples), ("concurrency", concurrency)):
-        _positive(name, value)
-    max_draws = draws if request.quick else request.max_draws
-    if max_draws is not None and max_draws < draws:
-        raise InputError(f"--max-draws ({max_draws}) must be at least --draws ({draws})")
-    rule = rule_for(draws, max_draws)
+    if counts.preset is not None:
+        suite = replace(suite, cases=suite.cases[:1])
     skill_path, skill_text = _skill(request, suite)
+    out = request.out or default_out(request.suite, request.quick)
+    check_output(out)
     lane, judge, judge_model = make_lanes(request)
+    rule = rule_for(counts.draws, counts.max_draws)
     options = RunOptions(
         judge_model=judge_model,
         model=request.model,
-        judge_samples=samples,
+        judge_samples=counts.judge_samples,
         rule=rule,
-        concurrency=concurrency,
+        concurrency=counts.concurrency,
         capture=request.capture,
+        max_consecutive_failures=_count("max-consecutive-failures", request.max_consecutive_failures, low=0),
     )
-    out = request.out or default_out(request.suite, request.quick)
     fingerprint = run_fingerprint(
         {
             "suite": suite.sha256,
@@ -184,25 +262,22 @@ def run_suite(
             "lane": [lane.provider, lane.surface, request.model, request.base_url],
             "judge": [judge.provider, judge_model, request.judge_base_url],
             "rule": rule.describe(),
-            "samples": samples,
+            "samples": counts.judge_samples,
             "capture": request.capture,
             **({"delivery": request.delivery} if request.delivery != "system_prompt" else {}),
-            "preset": preset,
+            "preset": counts.preset,
             "script": str(request.script) if request.script else None,
         }
     )
-    journal = Journal(out.with_name(out.name + ".journal"), fingerprint)
-    label = f"{suite.name} · {lane.provider}/{request.model or lane.default_model() or 'default'} ({lane.surface})"
-    estimate = len(suite.cases) * len(ARMS) * draws * (1 + samples)
-    progress = make_progress(label, estimate, progress_stream)
-    runner = Runner(suite, skill_text, lane, judge, options, progress=progress, log_answer=log_answer)
-    started = _now()
     try:
-        runner.run(journal, resume=request.resume)
-    finally:
-        progress.close(runner.tally)
+        journal = _journal_for(request, out, fingerprint)
+    except InputError:
         lane.close()
         judge.close()
+        raise
+    runner, started = _draw(
+        request, suite, skill_text, (lane, judge), options, counts, journal, progress_stream, log_answer
+    )
     transcripts = _write_transcripts(runner, out) if request.keep_transcripts else None
     ctx = RunContext(
         suite_path=str(request.suite),
@@ -212,10 +287,10 @@ def run_suite(
         judge=judge,
         options=options,
         judge_model=judge_model,
-        preset=preset,
+        preset=counts.preset,
         started_at=started,
         finished_at=_now(),
-        timeout_s=request.timeout_s if lane.provider != "stub" else None,
+        timeout_s=options_timeout(request, lane),
         max_retries=request.max_retries if lane.surface == "api" else None,  # a CLI retries its own calls
         price=price_for(judge_model, request.price_table),
         transcripts=transcripts,
@@ -225,6 +300,51 @@ def run_suite(
     write_receipt(receipt, out)
     journal.close(remove=True)
     return RunOutcome(receipt, out, runner, suite)
+
+
+def options_timeout(request: RunRequest, lane: Lane) -> float | None:
+    """The per-attempt timeout the lane applied, as the receipt records it (the stub has none)."""
+    if lane.provider == "stub":
+        return None
+    return lane.timeout_s() if request.timeout_s is None else request.timeout_s
+
+
+def _draw(
+    request: RunRequest,
+    suite: Suite,
+    skill_text: str | None,
+    lanes: tuple[Lane, Lane],
+    options: RunOptions,
+    counts: Counts,
+    journal: Journal,
+    progress_stream: Any,
+    log_answer: Callable[[str, str, int, str], None] | None,
+) -> tuple[Runner, str]:
+    """Draw and judge every case; a stopped run keeps its journal only when it holds finished draws."""
+    lane, judge = lanes
+    stream = progress_stream if progress_stream is not None else sys.stderr
+    print(counts.plan_line(len(suite.cases)), file=stream, flush=True)
+    label = f"{suite.name} · {lane.provider}/{request.model or lane.default_model() or 'default'} ({lane.surface})"
+    progress = make_progress(label, len(suite.cases) * len(ARMS) * counts.draws * (1 + counts.judge_samples), stream)
+    runner = Runner(suite, skill_text, lane, judge, options, progress=progress, log_answer=log_answer)
+    started = _now()
+    finished = False
+    try:
+        runner.run(journal, resume=request.resume)
+        finished = True
+    except RunStopped as exc:
+        kept = runner.finished_draws()
+        if kept == 0:
+            journal.close(remove=True)
+            raise
+        raise RunStopped(
+            f"{exc}; the {kept} finished draws are kept in {journal.path}: fix the cause, then run again with --resume"
+        ) from None
+    finally:
+        progress.close(runner.tally, finished=finished)
+        lane.close()
+        judge.close()
+    return runner, started
 
 
 def _write_transcripts(runner: Runner, out: Path) -> dict[str, str]:

@@ -9,6 +9,7 @@ Ctrl-C leaves the journal (every finished draw) and no receipt; ``--resume`` fin
 from __future__ import annotations
 
 import queue
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -19,19 +20,50 @@ from driftproof.core.build import lost_draw, measured_draw, sha256_text
 from driftproof.core.models import Draw, JudgeSample
 from driftproof.core.stopping import StoppingRule, more_draws
 from driftproof.core.words import ArmName
-from driftproof.errors import DriftproofError
+from driftproof.errors import RunInterrupted, RunStopped
 from driftproof.journal import DrawResult, Journal
 from driftproof.judge import judge_prompt, parse_reply
-from driftproof.lanes.base import Generation, GenerationRequest, Lane
+from driftproof.lanes.base import FATAL, AttemptFailure, FailureKind, Generation, GenerationRequest, Lane, url_host
 from driftproof.suite import Suite, SuiteCase
 
 ARMS = tuple(arm.value for arm in ArmName)  # ("with_skill", "baseline")
+NOT_STARTED = Generation(text="", error="not started: the run is stopping")
+"""What a worker returns for a call it did not start because the run is stopping (never counted)."""
+DEFAULT_MAX_CONSECUTIVE_FAILURES = 10
+
+__all__ = ["ARMS", "DEFAULT_MAX_CONSECUTIVE_FAILURES", "RunInterrupted", "RunOptions", "Runner", "Tally"]
+
+_HINTS = {
+    FailureKind.AUTHENTICATION: "check the key in {keys}",
+    FailureKind.PERMISSION: "the key in {keys} may not use this model or endpoint",
+    FailureKind.NOT_FOUND: "check the model name and the endpoint",
+    FailureKind.BAD_REQUEST: "the endpoint refused the request as written",
+    FailureKind.QUOTA: "the account's spend limit or quota is reached",
+}
 
 
-class RunInterrupted(DriftproofError):
-    """The run was interrupted; its finished draws are in the journal."""
+def _where(lane: Lane, role: str) -> str:
+    """``the judge (anthropic api at api.anthropic.com)``."""
+    endpoint = lane.endpoint()
+    at = url_host(endpoint) if "://" in endpoint else endpoint
+    return f"the {role} ({lane.provider} {lane.surface} at {at})"
 
-    exit_code = 130
+
+def stop_message(lane: Lane, role: str, failure: AttemptFailure | None, reason: str, streak: int) -> str:
+    """The one line a stopped run ends with: provider, endpoint host, status, the provider's error type; no key."""
+    keys = " or ".join(lane.credential_names()) or "the environment"
+    if failure is not None and failure.kind in FATAL:
+        status = f"HTTP {failure.status} " if failure.status is not None else ""
+        kind = failure.error_type or failure.kind.value.replace("_", " ")
+        hint = _HINTS[failure.kind].format(keys=keys)
+        return (
+            f"{_where(lane, role)} refused the call: {status}{kind} ({reason}); {hint}. Every later call would "
+            "fail the same way, so the run stopped at the first one and wrote no receipt"
+        )
+    return (
+        f"{streak} calls in a row failed; the last, to {_where(lane, role)}: {reason}. The run stopped and wrote "
+        "no receipt: check the network and the endpoint (--base-url), or raise --max-consecutive-failures"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +78,8 @@ class RunOptions:
     max_tokens: int = 2048
     judge_max_tokens: int = 1024
     capture: str = "text"
+    max_consecutive_failures: int = DEFAULT_MAX_CONSECUTIVE_FAILURES
+    """Calls that may fail in a row (after their retries) before the run stops; 0 never stops."""
 
 
 @dataclass(slots=True)
@@ -66,6 +100,8 @@ class Tally:
     logical_calls: int = 0
     endpoint_attempts: int = 0
     lost: int = 0
+    planned: int = 0
+    """Calls this process has committed to: each answer asked for, with the judge samples it will need."""
 
 
 Progress = Callable[[str, Tally], None]
@@ -94,6 +130,11 @@ class Runner:
         self._outstanding: dict[int, int] = {}
         self._done: queue.SimpleQueue[Future[Generation]] = queue.SimpleQueue()
         self._pending: dict[tuple[int, str, int], _Pending] = {}
+        self._failed_in_a_row = 0
+        self._stopping = threading.Event()
+        self._journal: Journal | None = None
+        self._held: list[tuple[int, str, DrawResult]] = []
+        """Draws lost to failed calls since the last call that succeeded: journaled once one succeeds."""
         #: Why each case stopped drawing: the stopping rule's last word.
         self.stop_reasons: dict[int, str] = {}
 
@@ -126,11 +167,17 @@ class Runner:
 
     # -- the event loop (main thread) --------------------------------------------------------------
     def run(self, journal: Journal | None = None, *, resume: bool = False) -> None:
-        """Draw and judge every case until the stopping rule settles it or its arms reach ``max_draws``."""
+        """Draw and judge every case until the stopping rule settles it or its arms reach ``max_draws``.
+
+        Draws lost to failed calls are held back from the journal until a call succeeds again: when the run
+        stops for a failure every call meets (`RunStopped`), those draws are dropped, so ``--resume`` draws
+        them again instead of keeping them as lost.
+        """
         if journal is not None:
             if resume:
                 self._restore(journal.load())
             journal.open(fresh=not resume)
+        self._journal = journal
         pool = ThreadPoolExecutor(max_workers=self.options.concurrency, thread_name_prefix="driftproof")
         futures: Futures = {}
         try:
@@ -140,18 +187,25 @@ class Runner:
                 future = self._next_done()
                 kind, key = futures.pop(future)
                 gen = future.result()
+                if gen is NOT_STARTED:
+                    continue
                 self._count(gen)
+                self._watch(gen, self.lane if kind == "answer" else self.judge, kind)
                 if kind == "answer":
                     self._on_answer(pool, futures, key, gen, journal)
                 else:
                     self._on_sample(pool, futures, key, gen, journal)
+            self._release_held()
         except BaseException as exc:  # Ctrl-C, or a lane that cannot go on: leave the journal, stop the pool
+            self._stopping.set()
             pool.shutdown(wait=False, cancel_futures=True)
+            if not isinstance(exc, RunStopped):
+                self._release_held()
             if journal is not None:
                 journal.close()
             if not isinstance(exc, KeyboardInterrupt):
                 raise
-            done_draws = sum(len(r[a]) for r in self.results for a in ARMS)
+            done_draws = self.finished_draws()
             where = f" in {journal.path}" if journal is not None else ""
             raise RunInterrupted(
                 f"interrupted: {done_draws} finished draws are kept{where}; add --resume to finish the run"
@@ -160,9 +214,19 @@ class Runner:
         if journal is not None:
             journal.close()
 
+    def _guarded(self, fn: Callable[..., Generation], *args: Any) -> Generation:
+        """One call in a worker: not started once the run is stopping; a failure every call would meet stops
+        the calls still queued at once, before the main thread has even read it."""
+        if self._stopping.is_set():
+            return NOT_STARTED
+        gen = fn(*args)
+        if gen.failure is not None and gen.failure.kind in FATAL:
+            self._stopping.set()
+        return gen
+
     def _submit(self, pool: ThreadPoolExecutor, futures: Futures, kind: str, key: Any, fn: Any, *args: Any) -> None:
         """Submit one call; when it finishes, its future joins the completion queue (O(1) per call)."""
-        future: Future[Generation] = pool.submit(fn, *args)
+        future: Future[Generation] = pool.submit(self._guarded, fn, *args)
         futures[future] = (kind, key)
         future.add_done_callback(self._done.put)
 
@@ -178,6 +242,30 @@ class Runner:
         self.tally.logical_calls += 1
         self.tally.endpoint_attempts += gen.attempts
         self._progress("call", self.tally)
+
+    def _watch(self, gen: Generation, lane: Lane, kind: str) -> None:
+        """Stop the run at a failure every later call would meet too, or after too many failed calls in a row."""
+        if gen.error is None:
+            self._failed_in_a_row = 0
+            self._release_held()
+            return
+        self._failed_in_a_row += 1
+        role = "answering model" if kind == "answer" else "judge"
+        limit = self.options.max_consecutive_failures
+        fatal = gen.failure is not None and gen.failure.kind in FATAL
+        if fatal or (limit and self._failed_in_a_row >= limit):
+            raise RunStopped(stop_message(lane, role, gen.failure, gen.error, self._failed_in_a_row))
+
+    def finished_draws(self) -> int:
+        """Draws finished so far (measured or lost) that a journal keeps."""
+        return sum(len(r[a]) for r in self.results for a in ARMS) - len(self._held)
+
+    def _release_held(self) -> None:
+        """Journal the draws held back (lost to failed calls) now that the run goes on."""
+        held, self._held = self._held, []
+        if self._journal is not None:
+            for ci, arm, result in held:
+                self._journal.append(self.suite.cases[ci].id, arm, result)
 
     def _restore(self, entries: list[dict[str, Any]]) -> None:
         ids = {c.id: i for i, c in enumerate(self.suite.cases)}
@@ -209,6 +297,7 @@ class Runner:
             for index in range(start, start + add):
                 self._submit(pool, futures, "answer", (ci, arm, index), self._generate, case, arm, index)
                 self._outstanding[ci] += 1
+                self.tally.planned += 1 + self.options.judge_samples
         self.stop_reasons[ci] = decision.reason
 
     def _on_answer(
@@ -241,7 +330,15 @@ class Runner:
                 side_calls=list(gen.side_calls) if gen.side_calls is not None else None,
                 harness_overhead=gen.extra.get("harness_overhead"),
             )
-            self._finish(pool, futures, ci, arm, DrawResult(draw, gen.text or None, [], False), journal)
+            self._finish(
+                pool,
+                futures,
+                ci,
+                arm,
+                DrawResult(draw, gen.text or None, [], False),
+                journal,
+                lost_to_a_failed_call=gen.error is not None,
+            )
             return
         pending = _Pending(
             ci, arm, index, gen, answer, [None] * self.options.judge_samples, [""] * self.options.judge_samples
@@ -283,7 +380,16 @@ class Runner:
             side_calls=list(g.side_calls) if g.side_calls is not None else None,
             harness_overhead=g.extra.get("harness_overhead"),
         )
-        self._finish(pool, futures, ci, arm, DrawResult(draw, pending.answer, pending.replies, True), journal)
+        no_reply = all(sample.returned is False for sample in samples)
+        self._finish(
+            pool,
+            futures,
+            ci,
+            arm,
+            DrawResult(draw, pending.answer, pending.replies, True),
+            journal,
+            lost_to_a_failed_call=draw.score is None and no_reply,
+        )
 
     @staticmethod
     def _sample(case: SuiteCase, gen: Generation) -> JudgeSample:
@@ -292,6 +398,7 @@ class Runner:
                 score=None,
                 valid=False,
                 invalid_reason=f"judge call failed: {gen.error or 'timeout'}",
+                returned=False,
                 reported_model=gen.reported_model,
                 serving_id=gen.serving_id,
                 score_text_sha256=sha256_text(gen.text) if gen.text else None,
@@ -302,6 +409,7 @@ class Runner:
             score=parsed.score,
             valid=parsed.score is not None,
             invalid_reason=parsed.invalid_reason,
+            returned=True,
             reported_model=gen.reported_model,
             serving_id=gen.serving_id,
             score_text_sha256=sha256_text(gen.text),
@@ -317,11 +425,15 @@ class Runner:
         arm: str,
         result: DrawResult,
         journal: Journal | None,
+        *,
+        lost_to_a_failed_call: bool = False,
     ) -> None:
         self.results[ci][arm][result.draw.index] = result
         if result.draw.score is None:
             self.tally.lost += 1
-        if journal is not None:
+        if lost_to_a_failed_call:
+            self._held.append((ci, arm, result))
+        elif journal is not None:
             journal.append(self.suite.cases[ci].id, arm, result)
         self._progress("draw", self.tally)
         self._outstanding[ci] -= 1

@@ -4,7 +4,8 @@ Pure helpers, no SDK: each lane maps its own SDK's exceptions onto `status_failu
 `timeout_failure` and `connection_failure`, so both lanes retry and word failures the same way.
 
 >>> status_failure(429, {"retry-after": "0"}, "429 rate_limit_error: slow down")
-AttemptFailure(retryable=True, reason='429 rate_limit_error: slow down', retry_after_s=0.0, timed_out=False)
+AttemptFailure(retryable=True, reason='429 rate_limit_error: slow down', retry_after_s=0.0, timed_out=False, \
+kind=<FailureKind.RATE_LIMIT: 'rate_limit'>, status=429, error_type=None)
 >>> status_failure(400, {}, "400 invalid_request_error: bad").retryable
 False
 """
@@ -17,7 +18,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
-from driftproof.lanes.base import RETRYABLE_STATUS, AttemptFailure, parse_retry_after
+from driftproof.lanes.base import RETRYABLE_STATUS, AttemptFailure, FailureKind, kind_of_status, parse_retry_after
 
 REDACTED = "[REDACTED]"
 MAX_MESSAGE_CHARS = 300
@@ -108,7 +109,9 @@ def status_reason(status: int, error_type: str | None, message: str | None) -> s
     return f"{status} {error_type or 'error'}: {one_line(message or '(no message)')}"
 
 
-def status_failure(status: int, headers: Mapping[str, str], reason: str, *, final: bool = False) -> AttemptFailure:
+def status_failure(
+    status: int, headers: Mapping[str, str], reason: str, *, final: bool = False, error_type: str | None = None
+) -> AttemptFailure:
     """Classify an HTTP error status the way both SDKs would, with their own retries off.
 
     Retryable: 408, 409, 429 and every 5xx (529 overloaded included). A server's ``x-should-retry``
@@ -122,17 +125,26 @@ def status_failure(status: int, headers: Mapping[str, str], reason: str, *, fina
         retryable = should_retry == "true"
     else:
         retryable = status in RETRYABLE_STATUS or status >= 500
-    return AttemptFailure(retryable=retryable, reason=reason, retry_after_s=parse_retry_after(headers))
+    return AttemptFailure(
+        retryable=retryable,
+        reason=reason,
+        retry_after_s=parse_retry_after(headers),
+        kind=kind_of_status(status, final=final),
+        status=status,
+        error_type=error_type,
+    )
 
 
 def timeout_failure(timeout_s: float) -> AttemptFailure:
     """A request that got no complete answer within the lane's timeout: retryable, ``timed_out``."""
-    return AttemptFailure(retryable=True, reason=f"timed out after {timeout_s:g}s", timed_out=True)
+    return AttemptFailure(
+        retryable=True, reason=f"timed out after {timeout_s:g}s", timed_out=True, kind=FailureKind.TIMEOUT
+    )
 
 
 def connection_failure(detail: str) -> AttemptFailure:
     """The endpoint could not be reached or hung up: retryable."""
-    return AttemptFailure(retryable=True, reason=f"connection error: {one_line(detail)}")
+    return AttemptFailure(retryable=True, reason=f"connection error: {one_line(detail)}", kind=FailureKind.CONNECTION)
 
 
 def is_loopback_url(url: str) -> bool:

@@ -224,6 +224,18 @@ class CliLane(Lane):
         """The CLI's name and the version its binary printed when the lane started."""
         return Harness(name=self.harness_name, version=self._version)
 
+    def timeout_s(self) -> float:
+        """Seconds one CLI invocation may take before its process group is killed."""
+        return self._timeout_s
+
+    def credential_names(self) -> tuple[str, ...]:
+        """The variables the CLI may read a credential from."""
+        return self.credentials
+
+    def endpoint(self) -> str:
+        """The base URL given, or the CLI's own default endpoint."""
+        return self.base_url() or f"the {self.command} CLI's default endpoint"
+
     def base_url(self) -> str | None:
         """The endpoint when one was given (argument or the CLI's base-URL variable)."""
         return self._base_url.rstrip("/") if self._base_url else None

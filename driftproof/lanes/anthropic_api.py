@@ -99,6 +99,18 @@ class AnthropicApiLane(Lane):
         """The model asked for when neither the lane nor the request names one."""
         return DEFAULT_MODEL
 
+    def timeout_s(self) -> float:
+        """Seconds one attempt may take."""
+        return self._timeout_s
+
+    def endpoint(self) -> str:
+        """The base URL every call goes to, the vendor default included."""
+        return str(self._client.base_url).rstrip("/")
+
+    def credential_names(self) -> tuple[str, ...]:
+        """``ANTHROPIC_API_KEY``, ``ANTHROPIC_AUTH_TOKEN``."""
+        return KEY_VARIABLES
+
     def close(self) -> None:
         """Close the SDK's HTTP client."""
         self._client.close()
@@ -130,7 +142,7 @@ class AnthropicApiLane(Lane):
         if isinstance(exc, anthropic.APIStatusError):
             reason = self._redact(status_reason(exc.status_code, exc.type, exc.api_message or exc.message))
             final = exc.status_code == 429 and exc.error_code in SPEND_LIMIT_CODES
-            return status_failure(exc.status_code, exc.response.headers, reason, final=final)
+            return status_failure(exc.status_code, exc.response.headers, reason, final=final, error_type=exc.type)
         return AttemptFailure(retryable=False, reason=self._redact(f"{type(exc).__name__}: {one_line(str(exc))}"))
 
     def _redact(self, text: str) -> str:

@@ -14,12 +14,81 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from driftproof.core.models import CapturedFileRecord, Harness, SideCall, Usage
 
 Purpose = Literal["answer", "judge"]
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+
+
+class FailureKind(StrEnum):
+    """What kind of failure ended a call: the runner stops a run at the first of the `FATAL` kinds."""
+
+    AUTHENTICATION = "authentication"
+    """401: the key is missing, wrong or expired."""
+    PERMISSION = "permission"
+    """403: the key may not use this model or endpoint."""
+    NOT_FOUND = "not_found"
+    """404: no such model or endpoint."""
+    BAD_REQUEST = "bad_request"
+    """400, 413, 422: the endpoint refused the request as written."""
+    QUOTA = "quota"
+    """A 429 that waiting does not cure: a spend limit or an exhausted quota."""
+    RATE_LIMIT = "rate_limit"
+    """429: retried; a failure only once the retries ran out."""
+    SERVER = "server"
+    """5xx and 529 (overloaded): retried."""
+    TIMEOUT = "timeout"
+    """No complete answer within the timeout: retried."""
+    CONNECTION = "connection"
+    """The endpoint could not be reached (refused, DNS, reset): retried."""
+    OTHER = "other"
+    """Anything else."""
+
+
+FATAL = frozenset(
+    {
+        FailureKind.AUTHENTICATION,
+        FailureKind.PERMISSION,
+        FailureKind.NOT_FOUND,
+        FailureKind.BAD_REQUEST,
+        FailureKind.QUOTA,
+    }
+)
+"""Failures that every later call would meet too: the run stops at the first one."""
+
+
+def kind_of_status(status: int, *, final: bool = False) -> FailureKind:
+    """The failure kind of an HTTP error status (``final``: a 429 that waiting does not cure).
+
+    >>> kind_of_status(401), kind_of_status(429), kind_of_status(429, final=True), kind_of_status(529)
+    (<FailureKind.AUTHENTICATION: 'authentication'>, <FailureKind.RATE_LIMIT: 'rate_limit'>, \
+<FailureKind.QUOTA: 'quota'>, <FailureKind.SERVER: 'server'>)
+    """
+    if status == 429:
+        return FailureKind.QUOTA if final else FailureKind.RATE_LIMIT
+    named = {401: FailureKind.AUTHENTICATION, 403: FailureKind.PERMISSION, 404: FailureKind.NOT_FOUND}
+    if status in named:
+        return named[status]
+    if status in (400, 413, 422):
+        return FailureKind.BAD_REQUEST
+    if status == 408:
+        return FailureKind.TIMEOUT
+    return FailureKind.SERVER if status >= 500 else FailureKind.OTHER
+
+
+def url_host(url: str | None) -> str | None:
+    """The host (and port, when given) of a URL.
+
+    >>> url_host("https://api.anthropic.com/v1"), url_host("http://127.0.0.1:8080"), url_host(None)
+    ('api.anthropic.com', '127.0.0.1:8080', None)
+    """
+    if not url:
+        return None
+    return urlsplit(url).netloc or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +125,8 @@ class Generation:
     #: True when the lane applied the capture rules itself (the CLI lanes, whose model answers as an agent
     #: with tools): ``text`` is then the graded answer. An unassessed reply is graded as it stands.
     assessed: bool = False
+    failure: AttemptFailure | None = None
+    """How the last attempt failed, when ``error`` is set and the lane could classify it."""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -84,6 +155,18 @@ class Lane(ABC):
     def default_model(self) -> str | None:
         """The model this lane uses when none is requested."""
         return None
+
+    def timeout_s(self) -> float | None:
+        """Seconds one attempt may take (``None``: the lane has no timeout, as the stub)."""
+        return None
+
+    def endpoint(self) -> str:
+        """Where this lane's calls go, in words for an error message: a URL, or what the CLI talks to."""
+        return self.base_url() or "its default endpoint"
+
+    def credential_names(self) -> tuple[str, ...]:
+        """The environment variables this lane reads a credential from (named in errors; never their values)."""
+        return ()
 
     def close(self) -> None:  # noqa: B027 - a no-op default; lanes with clients override it
         """Release clients and processes."""
@@ -121,6 +204,11 @@ class AttemptFailure:
     reason: str
     retry_after_s: float | None = None
     timed_out: bool = False
+    kind: FailureKind = FailureKind.OTHER
+    status: int | None = None
+    """The HTTP status, when the endpoint answered with one."""
+    error_type: str | None = None
+    """The provider's own error type (``authentication_error``, ``invalid_api_key``), when it named one."""
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -166,7 +254,13 @@ def with_retries(
                 sleep(policy.delay(attempt, failure.retry_after_s))
                 continue
             tail = f" after {attempt} attempts" if attempt > 1 else ""
-            return Generation(text="", attempts=attempt, error=f"{failure.reason}{tail}", timed_out=failure.timed_out)
+            return Generation(
+                text="",
+                attempts=attempt,
+                error=f"{failure.reason}{tail}",
+                timed_out=failure.timed_out,
+                failure=failure,
+            )
         return _with_attempts(result, attempt)
 
 

@@ -116,6 +116,18 @@ class OpenAIApiLane(Lane):
         """The model asked for when neither the lane nor the request names one."""
         return DEFAULT_MODEL
 
+    def timeout_s(self) -> float:
+        """Seconds one attempt may take."""
+        return self._timeout_s
+
+    def endpoint(self) -> str:
+        """The base URL every call goes to, the vendor default included."""
+        return str(self._client.base_url).rstrip("/")
+
+    def credential_names(self) -> tuple[str, ...]:
+        """``OPENAI_API_KEY``."""
+        return ("OPENAI_API_KEY",)
+
     def close(self) -> None:
         """Close the SDK's HTTP client."""
         self._client.close()
@@ -149,7 +161,7 @@ class OpenAIApiLane(Lane):
                 label = f"{exc.type} ({exc.code})"
             reason = self._redact(status_reason(exc.status_code, label, _error_message(exc.body, exc.message)))
             final = exc.status_code == 429 and exc.code in FINAL_429_CODES
-            return status_failure(exc.status_code, exc.response.headers, reason, final=final)
+            return status_failure(exc.status_code, exc.response.headers, reason, final=final, error_type=label)
         return AttemptFailure(retryable=False, reason=self._redact(f"{type(exc).__name__}: {one_line(str(exc))}"))
 
     def _redact(self, text: str) -> str:

@@ -7,7 +7,7 @@ provider       surface                lane
 ``openai``     ``api``                `OpenAIApiLane` (``openai`` SDK)
 ``anthropic``  ``cli``                ``ClaudeCliLane`` (``claude -p``)
 ``openai``     ``cli``                ``CodexCliLane`` (``codex exec``)
-``stub``       ``none`` (or ``api``)  ``StubLane`` (no endpoint)
+``stub``       ``none``               ``StubLane`` (no endpoint)
 =============  =====================  ==========================================
 
 >>> make_lane("mistral", "api", None)
@@ -19,6 +19,7 @@ driftproof.errors.InputError: unknown provider 'mistral': expected one of anthro
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,7 +28,7 @@ from driftproof.lanes.base import Lane, RetryPolicy
 
 PROVIDERS = ("anthropic", "openai", "stub")
 SURFACES = ("api", "cli", "none")
-STUB_SURFACES = ("none", "api")
+STUB_SURFACES = ("none",)
 CAPTURES = ("text", "files")
 CLI_LANES = {
     "anthropic": ("driftproof.lanes.claude_cli", "ClaudeCliLane"),
@@ -35,7 +36,40 @@ CLI_LANES = {
 }
 """Imported by name only when asked for: each CLI lane lives in its own module."""
 DEFAULT_TIMEOUT_S = 120.0
+"""Seconds per attempt on the API surface when none is given."""
 DEFAULT_MAX_RETRIES = RetryPolicy().max_retries
+MAX_TIMEOUT_S = 86_400.0
+MAX_RETRIES_LIMIT = 100
+
+
+def check_timeout(timeout_s: object) -> float:
+    """A timeout is a finite number of seconds above 0 and at most a day; anything else is an `InputError`.
+
+    >>> check_timeout(30), check_timeout(0.5)
+    (30.0, 0.5)
+    >>> check_timeout(float("nan"))
+    Traceback (most recent call last):
+    ...
+    driftproof.errors.InputError: --timeout must be a number of seconds above 0 and at most 86400, got nan
+    """
+    ok = isinstance(timeout_s, (int, float)) and not isinstance(timeout_s, bool)
+    value = float(timeout_s) if ok else math.nan  # type: ignore[arg-type]
+    if not (math.isfinite(value) and 0.0 < value <= MAX_TIMEOUT_S):
+        raise InputError(
+            f"--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}, got {timeout_s}"
+        )
+    return value
+
+
+def check_retries(max_retries: object) -> int:
+    """Retries are a whole number from 0 to 100.
+
+    >>> check_retries(0), check_retries(4)
+    (0, 4)
+    """
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or not 0 <= max_retries <= MAX_RETRIES_LIMIT:
+        raise InputError(f"--max-retries must be a whole number from 0 to {MAX_RETRIES_LIMIT}, got {max_retries}")
+    return max_retries
 
 
 def make_lane(
@@ -44,15 +78,18 @@ def make_lane(
     model: str | None,
     *,
     base_url: str | None = None,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    timeout_s: float | None = None,
     max_retries: int = DEFAULT_MAX_RETRIES,
     environ: Mapping[str, str] | None = None,
     **kwargs: Any,
 ) -> Lane:
     """The lane for ``provider`` x ``surface``, answering with ``model`` (``None``: the lane's default).
 
-    ``max_retries`` becomes the lane's `RetryPolicy` (retries after the first attempt). ``capture`` (``text``
-    or ``files``) is for the CLI surface; an API lane takes ``text`` only. Other keyword arguments go to the
+    This is the only way a lane is built, the stub and the judge included, so every lane gets the same checks.
+    ``timeout_s`` (``None``: the lane's own default) must be finite and above 0, ``max_retries`` a whole number
+    from 0 to 100; ``max_retries`` becomes the lane's `RetryPolicy` (retries after the first attempt).
+    ``capture`` (``text`` or ``files``) is for the CLI surface; an API lane takes ``text`` only, and the stub
+    neither ``files`` capture nor a base URL, which it could not apply. Other keyword arguments go to the
     lane's constructor unchanged (``max_tokens`` for an API lane, ``script`` for the stub).
     Raises `InputError` for an unknown provider, surface or combination, `LaneError` when the lane cannot
     run (SDK or CLI missing, no key).
@@ -64,15 +101,16 @@ def make_lane(
     capture = kwargs.pop("capture", None)
     if capture is not None and capture not in CAPTURES:
         raise InputError(f"unknown capture {capture!r}: expected one of {', '.join(CAPTURES)}")
-    if max_retries < 0:
-        raise InputError(f"max_retries must be 0 or more, got {max_retries}")
-    if timeout_s <= 0:
-        raise InputError(f"timeout must be a positive number of seconds, got {timeout_s:g}")
-    policy = RetryPolicy(max_retries=max_retries)
+    policy = RetryPolicy(max_retries=check_retries(max_retries))
+    timeout = None if timeout_s is None else check_timeout(timeout_s)
 
     if provider == "stub":
         if surface not in STUB_SURFACES:
-            raise InputError(f"the stub lane has no {surface!r} surface: use surface 'none'")
+            raise InputError(f"the stub lane has no {surface!r} surface: it calls no endpoint; drop --surface")
+        if capture == "files":
+            raise InputError("the stub lane cannot run 'files' capture: it writes no files; drop --capture files")
+        if base_url is not None:
+            raise InputError("the stub lane calls no endpoint, so it cannot use a base URL: drop --base-url")
         from driftproof.lanes.stub import StubLane
 
         return StubLane(kwargs.pop("script", None), model=model, **kwargs)
@@ -83,7 +121,12 @@ def make_lane(
     if surface == "api":
         if capture == "files":
             raise InputError("capture 'files' needs the cli surface: an API lane returns text only")
-        common: dict[str, Any] = {"base_url": base_url, "timeout_s": timeout_s, "policy": policy, "environ": environ}
+        common: dict[str, Any] = {
+            "base_url": base_url,
+            "timeout_s": DEFAULT_TIMEOUT_S if timeout is None else timeout,
+            "policy": policy,
+            "environ": environ,
+        }
         if provider == "anthropic":
             from driftproof.lanes.anthropic_api import AnthropicApiLane
 
@@ -92,7 +135,9 @@ def make_lane(
 
         return OpenAIApiLane(model, **common, **kwargs)
 
-    cli_kwargs: dict[str, Any] = {"timeout_s": timeout_s, "policy": policy, "environ": environ, **kwargs}
+    cli_kwargs: dict[str, Any] = {"policy": policy, "environ": environ, **kwargs}
+    if timeout is not None:
+        cli_kwargs["timeout_s"] = timeout
     if base_url is not None:
         cli_kwargs["base_url"] = base_url
     if capture is not None:

@@ -7,13 +7,13 @@ Stored receipts on ``main`` (tests/builders.py), with-skill scores per case:
 
 from __future__ import annotations
 
-import functools
 import json
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -177,7 +177,11 @@ def test_smoke_run_gets_no_verdict_and_lift_na(
 ) -> None:
     """The Action has no quick input: the test forces the preset to see a smoke receipt on the PR side."""
     scripted(fake_llm_server, IMPROVEMENT)
-    monkeypatch.setattr(action, "RunRequest", functools.partial(RunRequest, quick=True))
+    def quick(**kw: Any) -> RunRequest:  # the preset fixes the counts, so the Action's inputs for them are dropped
+        counts = {"draws": None, "max_draws": None, "judge_samples": None, "concurrency": None}
+        return RunRequest(**{**kw, **counts, "quick": True})
+
+    monkeypatch.setattr(action, "RunRequest", quick)
     job = run_job(tmp_path, make_repos(tmp_path, stored()), github, fake_llm_server)
 
     assert job.code == 0

@@ -46,7 +46,8 @@ def test_stub_lane() -> None:
         ("mistral", "api", "unknown provider 'mistral': expected one of anthropic, openai, stub"),
         ("anthropic", "web", "unknown surface 'web': expected one of api, cli, none"),
         ("anthropic", "none", "provider 'anthropic' needs surface 'api' or 'cli', got 'none'"),
-        ("stub", "cli", "the stub lane has no 'cli' surface: use surface 'none'"),
+        ("stub", "cli", "the stub lane has no 'cli' surface: it calls no endpoint; drop --surface"),
+        ("stub", "api", "the stub lane has no 'api' surface: it calls no endpoint; drop --surface"),
     ],
 )
 def test_unknown_names_are_input_errors(provider: str, surface: str, message: str) -> None:
@@ -60,10 +61,37 @@ def test_files_capture_needs_the_cli_surface() -> None:
         make_lane("anthropic", "api", None, environ=KEYS, capture="files")
 
 
-@pytest.mark.parametrize(("setting", "value"), [("max_retries", -1), ("timeout_s", 0.0)])
-def test_bad_retry_and_timeout_settings(setting: str, value: float) -> None:
-    with pytest.raises(InputError):
-        make_lane("anthropic", "api", None, environ=KEYS, **{setting: value})
+BAD_SETTINGS = [
+    ("max_retries", -1),
+    ("max_retries", 101),
+    ("max_retries", True),
+    ("timeout_s", 0.0),
+    ("timeout_s", -5.0),
+    ("timeout_s", float("nan")),
+    ("timeout_s", float("inf")),
+    ("timeout_s", 86_401.0),
+]
+
+
+@pytest.mark.parametrize(("provider", "surface"), [("anthropic", "api"), ("openai", "api"), ("stub", "none")])
+@pytest.mark.parametrize(("setting", "value"), BAD_SETTINGS)
+def test_bad_retry_and_timeout_settings_on_every_lane(provider: str, surface: str, setting: str, value: float) -> None:
+    # issue 8: the stub accepted 0, -5, nan and inf; nan on a real lane passed and crashed when the receipt was written
+    with pytest.raises(InputError, match="--timeout|--max-retries"):
+        make_lane(provider, surface, None, environ=KEYS, **{setting: value})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"capture": "files"}, "the stub lane cannot run 'files' capture"),
+        ({"base_url": "http://127.0.0.1:9/v1"}, "the stub lane calls no endpoint, so it cannot use a base URL"),
+    ],
+)
+def test_the_stub_refuses_settings_it_could_not_apply(kwargs: dict[str, str], message: str) -> None:
+    # issue 8: --provider stub --capture files exited 0 and recorded a setting the run never applied
+    with pytest.raises(InputError, match=message):
+        make_lane("stub", "none", None, **kwargs)
 
 
 def test_a_missing_key_is_a_lane_error() -> None:

@@ -16,7 +16,7 @@ from driftproof.lanes.base import Generation, GenerationRequest
 from driftproof.lanes.stub import StubLane
 from driftproof.receipts import load_receipt
 from driftproof.run_suite import RunRequest, run_suite
-from driftproof.runner import RunInterrupted
+from driftproof.errors import RunInterrupted
 
 SUITE = {
     "name": "demo",
@@ -229,7 +229,7 @@ def test_cli_run_prints_where_the_receipt_went(suite_dir: Path, capsys: pytest.C
 def test_bad_flags_are_one_line_errors(suite_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["run", str(suite_dir / "suite.yaml"), "--provider", "stub", "--draws", "0"])
     err = capsys.readouterr().err
-    assert code == 2 and err.strip() == "driftproof: error: --draws must be a positive integer, got 0"
+    assert code == 2 and err.strip() == "driftproof: error: --draws must be a whole number from 1 to 10000, got 0"
     code = main(["run", str(suite_dir / "missing.yaml"), "--provider", "stub"])
     assert code == 2 and "no such suite file" in capsys.readouterr().err
 
