@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -134,10 +133,10 @@ def resolve_counts(request: RunRequest) -> Counts:
     concurrency = _count(
         "concurrency", given["concurrency"] if given["concurrency"] is not None else DEFAULTS["concurrency"]
     )
-    max_draws = rule_for(draws, None if request.max_draws is None else _count("max-draws", request.max_draws))
-    if max_draws.max_draws < draws:
-        raise InputError(f"--max-draws ({max_draws.max_draws}) must be at least --draws ({draws})")
-    return Counts(draws, max_draws.max_draws, samples, concurrency, None)
+    given_max = None if request.max_draws is None else _count("max-draws", request.max_draws)
+    if given_max is not None and given_max < draws:
+        raise InputError(f"--max-draws ({given_max}) must be at least --draws ({draws})")
+    return Counts(draws, rule_for(draws, given_max).max_draws, samples, concurrency, None)
 
 
 def _skill(request: RunRequest, suite: Suite) -> tuple[Path | None, str | None]:
@@ -202,21 +201,22 @@ def default_out(suite_path: Path, quick: bool) -> Path:
 
 def check_output(out: Path) -> None:
     """Refuse, before any call, a receipt path the run could not write: a directory, a parent that is a file,
-    a directory this process may not write in. Creates the missing parent directories."""
+    a directory this process may not write in. Creates nothing: the directories are made when the run writes."""
     if out.is_dir():
         raise InputError(f"{out}: is a directory; give the receipt a file path, e.g. {out / 'receipt.json'}")
-    parent = out.parent
-    for ancestor in (parent, *parent.parents):
-        if ancestor.exists():
-            if not ancestor.is_dir():
-                raise InputError(f"{out}: {ancestor} is a file, not a directory, so the receipt cannot go there")
-            break
+    ancestor = next((p for p in (out.parent, *out.parent.parents) if p.exists()), Path("."))
+    if not ancestor.is_dir():
+        raise InputError(f"{out}: {ancestor} is a file, not a directory, so the receipt cannot go there")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        why = "Read-only file system" if _read_only(ancestor) else "Permission denied"
+        raise InputError(f"{out}: cannot write in {ancestor} ({why}); pick another -o")
+
+
+def _read_only(path: Path) -> bool:
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        probe = tempfile.NamedTemporaryFile(prefix=".driftproof-probe-", dir=parent)  # noqa: SIM115
-        probe.close()
-    except OSError as exc:
-        raise InputError(f"{out}: cannot write in {parent} ({exc.strerror or exc}); pick another -o") from None
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _journal_for(request: RunRequest, out: Path, fingerprint: str) -> Journal:

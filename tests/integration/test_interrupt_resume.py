@@ -58,6 +58,7 @@ def test_sigint_then_resume(tmp_path: Path) -> None:
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, err
         assert "add --resume to finish the run" in err and "Traceback" not in err
+        assert "done:" not in err  # an interrupted run does not say it is done (issue 8)
         assert not out.exists()
         kept = [json.loads(x) for x in journal.read_text().splitlines()[1:] if x.strip()]
         assert 2 <= len(kept) < 18
