@@ -52,6 +52,7 @@ from driftproof.render import (
     first_run_sentence,
     md,
     render_diff,
+    render_error_comment,
     render_first_run,
     render_summary,
     render_view,
@@ -130,11 +131,15 @@ def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.
         return _run(environ, http, stdout, secrets)
     except DriftproofError as exc:
         fix = exc.fix if isinstance(exc, _Fatal) else next((f for t, f in _FIXES if isinstance(exc, t)), _BUG)
-        return _fatal(str(exc), fix, stdout, summary, secrets)
+        message = str(exc)
     except Exception as exc:  # the Action never ends in a traceback: one ::error:: line and the summary
         if environ.get("RUNNER_DEBUG") == "1":  # the runner's debug logging is on: the trace helps a bug report
             stdout.write(f"::debug::{_escape(redact(traceback.format_exc(), secrets))}\n")
-        return _fatal(f"unexpected {type(exc).__name__}: {exc}", _BUG, stdout, summary, secrets)
+        message, fix = f"unexpected {type(exc).__name__}: {exc}", _BUG
+    code = _fatal(message, fix, stdout, summary, secrets)
+    _error_outputs(environ, secrets)
+    _error_comment(environ, http, redact(message, secrets), fix, stdout, secrets)
+    return code
 
 
 def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: tuple[str, ...]) -> int:
@@ -226,8 +231,14 @@ def _run_suite(ctx: _Ctx, files: _Files) -> Receipt:
         judge_provider=config.judge_provider,
         judge_model=config.judge_model,
         draws=config.draws,
+        max_draws=config.max_draws,
         judge_samples=config.judge_samples,
         concurrency=config.concurrency,
+        timeout_s=config.timeout,
+        max_retries=config.max_retries,
+        max_consecutive_failures=config.max_consecutive_failures,
+        base_url=config.base_url,
+        judge_base_url=config.judge_base_url,
         environ=dict(ctx.environ),
     )
     ctx.out.write("::group::Driftproof run (model answers are printed raw; workflow commands are stopped)\n")
@@ -353,6 +364,44 @@ def _fatal(message: str, fix: str, out: TextIO, summary: str | None, secrets: tu
         except OSError as exc:
             warning(f"could not write the job summary: {exc}", stream=out)
     return 2
+
+
+ERROR_OUTPUTS = {"status": "error", "lift": "n/a", "lift-per-1k": "n/a"}
+"""The outputs of a failed run: ``status=error``; every count and path empty (an error is not "0 regressed")."""
+
+
+def _error_outputs(environ: Mapping[str, str], secrets: tuple[str, ...]) -> None:
+    """``status=error`` and the rest empty, so a later step (``if: always()``) can tell a failed run apart."""
+    path = environ.get("GITHUB_OUTPUT")
+    if not path:
+        return
+    values = {name: ERROR_OUTPUTS.get(name, "") for name in OUTPUTS}
+    try:
+        write_outputs(Path(path), values)
+    except OSError:  # the error line and the summary already say what went wrong
+        return
+
+
+def _error_comment(
+    environ: Mapping[str, str], http: httpx.Client, message: str, fix: str, out: TextIO, secrets: tuple[str, ...]
+) -> None:
+    """On a pull request, the sticky comment says the run failed and gives no verdict, so an older comment's
+    verdict is not left standing as if it were this push's. Best effort: a refusal is a warning."""
+    try:
+        config = ActionConfig.from_environ(environ)
+        event = Event.from_environ(environ)
+    except DriftproofError:
+        return  # the inputs themselves are what failed: nothing to comment with
+    activity = decide_activity(event, config.has_model_secret(environ), config.provider)
+    token = config.github_token.get_secret_value()
+    if activity != Activity.PR_COMMENT or not config.comment or not token or event.pr_number is None:
+        return
+    client = GitHubClient(http, config.api_url, token, event.repository or "", redact_values=secrets)
+    body = render_error_comment(message, fix)
+    try:
+        client.upsert_comment(event.pr_number, body)
+    except GitHubError as exc:
+        warning(f"the PR comment was not updated with the error: {exc}", stream=out)
 
 
 def _escape(text: str) -> str:

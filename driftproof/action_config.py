@@ -7,6 +7,7 @@ cleans each one and names the bad input in a one-line :class:`InputError`.
 
 from __future__ import annotations
 
+import math
 import posixpath
 import re
 from collections.abc import Mapping
@@ -82,9 +83,15 @@ class ActionConfig(BaseModel):
     model: str | None = Field(description="Model to run; None: the lane's default.")
     judge_provider: str | None = Field(description="Judge provider; None: the default judge.")
     judge_model: str | None = Field(description="Judge model; None: the judge's default.")
-    draws: int = Field(description="Draws per arm per case.")
+    draws: int = Field(description="The fewest draws per arm per case; the stopping rule may draw more.")
+    max_draws: int = Field(description="The most draws per arm per case the stopping rule may make.")
     judge_samples: int = Field(description="Judge samples per draw.")
     concurrency: int = Field(description="Calls in flight at once.")
+    timeout: float | None = Field(description="Seconds per attempt; None: the lane's default.")
+    max_retries: int = Field(description="Retries per call after the first attempt.")
+    max_consecutive_failures: int = Field(description="Failed calls in a row after which the run stops; 0: never.")
+    base_url: str | None = Field(description="Endpoint of the answering model; None: the SDK's environment.")
+    judge_base_url: str | None = Field(description="Endpoint of the judge; None: the SDK's environment.")
     fail_on: FailOn = Field(description="When the Action exits non-zero.")
     comment: bool = Field(description="Post the sticky PR comment.")
     github_token: SecretStr = Field(repr=False, description="Token for the REST API; never printed.")
@@ -114,9 +121,15 @@ class ActionConfig(BaseModel):
             model=get("model") or None,
             judge_provider=_choice("judge-provider", judge_provider, PROVIDERS) if judge_provider else None,
             judge_model=get("judge-model") or None,
-            draws=_positive_int("draws", get("draws", "3")),
+            draws=(draws := _positive_int("draws", get("draws", "3"))),
+            max_draws=_max_draws(get("max-draws", "10"), draws),
             judge_samples=_positive_int("judge-samples", get("judge-samples", "5")),
             concurrency=_positive_int("concurrency", get("concurrency", "8")),
+            timeout=_seconds("timeout", t) if (t := get("timeout")) else None,
+            max_retries=_count("max-retries", get("max-retries", "4"), maximum=100),
+            max_consecutive_failures=_count("max-consecutive-failures", get("max-consecutive-failures", "10")),
+            base_url=_url("input 'base-url'", u) if (u := get("base-url")) else None,
+            judge_base_url=_url("input 'judge-base-url'", u) if (u := get("judge-base-url")) else None,
             fail_on=FailOn(_choice("fail-on", get("fail-on", "regressed"), tuple(FailOn))),
             comment=_boolean("comment", get("comment", "true")),
             github_token=SecretStr(get("github-token") or environ.get("GITHUB_TOKEN", "").strip()),
@@ -201,6 +214,40 @@ def _positive_int(name: str, value: str, maximum: int = 10_000) -> int:
     return int(digits)
 
 
+def _count(name: str, value: str, maximum: int = 10_000) -> int:
+    """Digits only, from 0 to ``maximum``.
+
+    >>> _count("max-retries", "0"), _count("max-retries", "4")
+    (0, 4)
+    """
+    if not _DIGITS.fullmatch(value) or len(value.lstrip("0")) > len(str(maximum)) or int(value) > maximum:
+        raise InputError(f"input '{name}' must be a whole number from 0 to {maximum}, got {_shown(value)}")
+    return int(value)
+
+
+def _max_draws(value: str, draws: int) -> int:
+    """``max-draws``: a positive integer, at least ``draws`` (the stopping rule draws between the two)."""
+    most = _positive_int("max-draws", value)
+    if most < draws:
+        raise InputError(f"input 'max-draws' ({most}) must be at least input 'draws' ({draws})")
+    return most
+
+
+def _seconds(name: str, value: str) -> float:
+    """A number of seconds above 0 and at most a day.
+
+    >>> _seconds("timeout", "90"), _seconds("timeout", "2.5")
+    (90.0, 2.5)
+    """
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and 0 < seconds <= 86_400):
+        raise InputError(f"input '{name}' must be a number of seconds above 0 and at most 86400, got {_shown(value)}")
+    return seconds
+
+
 def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
     """One of ``allowed`` (case-insensitive), returned in its canonical spelling."""
     lowered = value.lower()
@@ -232,7 +279,8 @@ def _relative_path(name: str, value: str) -> str:
 
 
 def _url(variable: str, value: str) -> str:
-    """An http(s) base URL without its trailing slash."""
-    if not value.startswith(("https://", "http://")):
-        raise InputError(f"environment variable {variable} must be an http(s) URL, got {_shown(value)}")
+    """An http(s) base URL without its trailing slash; ``variable`` names it ("environment variable X", "input 'y'")."""
+    if not value.startswith(("https://", "http://")) or any(c.isspace() for c in value):
+        what = variable if variable.startswith("input ") else f"environment variable {variable}"
+        raise InputError(f"{what} must be an http(s) URL, got {_shown(value)}")
     return value.rstrip("/")

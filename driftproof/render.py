@@ -42,6 +42,7 @@ __all__ = [
     "first_run_sentence",
     "md",
     "render_diff",
+    "render_error_comment",
     "render_first_run",
     "render_summary",
     "render_view",
@@ -255,6 +256,18 @@ def render_diff(
             src_after=_sources(c.after for c in cases),
             legend=_legend(s for c in cases for s in (c.before.band_source, c.after.band_source)),
         )
+    )
+
+
+def render_error_comment(message: str, fix: str) -> str:
+    """The PR comment of a run that failed: no verdict, the one-line error and its fix.
+
+    >>> render_error_comment("bad key", "Check it.").splitlines()[0]
+    '**Driftproof · error** · the run failed, so this push has no verdict.'
+    """
+    return (
+        "**Driftproof · error** · the run failed, so this push has no verdict.\n\n"
+        f"> {md(message)}\n\n**Fix:** {md(fix)}\n\n<sub>The job summary and the step's log say more.</sub>\n"
     )
 
 

@@ -33,6 +33,7 @@ from tests.support.action_sim import (
     run_job,
 )
 from tests.support.fake_github import FakeGitHub
+from tests.support.fake_llm_script import FakeReply
 from tests.support.fake_llm_server import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,6 +178,7 @@ def test_smoke_run_gets_no_verdict_and_lift_na(
 ) -> None:
     """The Action has no quick input: the test forces the preset to see a smoke receipt on the PR side."""
     scripted(fake_llm_server, IMPROVEMENT)
+
     def quick(**kw: Any) -> RunRequest:  # the preset fixes the counts, so the Action's inputs for them are dropped
         counts = {"draws": None, "max_draws": None, "judge_samples": None, "concurrency": None}
         return RunRequest(**{**kw, **counts, "quick": True})
@@ -288,7 +290,7 @@ def test_baseline_unreadable_is_a_clear_error_with_exit_2(
     assert line.startswith("::error title=Driftproof failed::GitHub API GET /repos/acme/skills/contents/.driftproof/")
     assert "returned 500 Internal Server Error: Server Error" in line and "Fix: Give the job" in line
     assert "### Driftproof · error" in job.summary and "**Fix:**" in job.summary
-    assert job.outputs == {}
+    assert job.outputs["status"] == "error" and job.outputs["regressed"] == ""
 
 
 def test_baseline_through_the_contents_api_when_git_cannot_fetch(
@@ -369,3 +371,33 @@ def test_entrypoint_runs_main_and_explains_a_missing_suite(tmp_path: Path) -> No
     assert done.returncode == 2
     assert "::error title=Driftproof failed::input 'suite' is required" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
+
+
+# --- issue 8: the gate must actually work -----------------------------------------------------------------
+
+
+def test_a_wrong_key_fails_the_step_with_status_error_and_no_verdict(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    """A run that cannot reach its model is an error, never a green gate: exit 2, status=error, one ::error
+    line with the provider, host, status and error type, no receipt, and the sticky comment says so."""
+    repos = make_repos(tmp_path, stored())
+    scripted(fake_llm_server, IMPROVEMENT)
+    first = run_job(tmp_path, repos, github, fake_llm_server)  # an earlier push's comment: passing
+    assert first.code == 0 and "passing" in str(marked(github)[0]["body"]).split("\n")[1]
+    (tmp_path / "output").unlink()
+    earlier = (repos.workspace / first.outputs["receipt"]).read_bytes()
+    fake_llm_server.responder = lambda _req: FakeReply.error(401, error_type="authentication_error", message="bad")
+    job = run_job(tmp_path, repos, github, fake_llm_server)
+
+    assert job.code == 2
+    assert job.outputs["status"] == "error" and job.outputs["lift"] == "n/a"
+    assert job.outputs["regressed"] == job.outputs["receipt"] == ""  # an error is not "0 regressed"
+    [line] = [x for x in job.log.splitlines() if x.startswith("::error")]
+    host = fake_llm_server.base_url.split("://", 1)[1].rstrip("/")
+    assert f"anthropic api at {host}" in line and "HTTP 401 authentication_error" in line
+    assert (repos.workspace / first.outputs["receipt"]).read_bytes() == earlier  # nothing overwritten
+    [comment] = marked(github)  # the same comment, updated: the earlier verdict no longer stands
+    body = str(comment["body"])
+    assert "**Driftproof · error**" in body and "passing" not in body and "HTTP 401" in body
+    assert "### Driftproof · error" in job.summary

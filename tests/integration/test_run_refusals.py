@@ -116,7 +116,9 @@ def test_a_normal_stub_run_prints_the_plan_before_its_calls(suite: Path, capsys:
     err = capsys.readouterr().err.splitlines()
     assert code == 0
     # 1 case x 2 arms x 3..4 draws x (1 answer + 5 judge samples): 36 to 48 calls
-    assert err[0] == "plan: 1 case × 2 arms × 3 to 4 draws × (1 answer + 5 judge samples): at least 36, at most 48 calls"
+    assert (
+        err[0] == "plan: 1 case × 2 arms × 3 to 4 draws × (1 answer + 5 judge samples): at least 36, at most 48 calls"
+    )
     assert err[-1].startswith("done: ")
 
 

@@ -35,6 +35,8 @@ def test_defaults_when_only_suite_is_given() -> None:
         None,
     )
     assert (config.draws, config.judge_samples, config.concurrency) == (3, 5, 8)
+    assert (config.max_draws, config.timeout, config.max_retries, config.max_consecutive_failures) == (10, None, 4, 10)
+    assert (config.base_url, config.judge_base_url) == (None, None)
     assert config.fail_on is FailOn.REGRESSED
     assert config.comment is True
     assert config.github_token.get_secret_value() == ""
@@ -57,6 +59,12 @@ def test_every_input_read_with_the_runners_hyphenated_names() -> None:
         "INPUT_DRAWS": " 6 ",
         "INPUT_JUDGE-SAMPLES": "2",
         "INPUT_CONCURRENCY": "4",
+        "INPUT_MAX-DRAWS": "12",
+        "INPUT_TIMEOUT": "45.5",
+        "INPUT_MAX-RETRIES": "0",
+        "INPUT_MAX-CONSECUTIVE-FAILURES": "3",
+        "INPUT_BASE-URL": "http://localhost:11434/v1/",
+        "INPUT_JUDGE-BASE-URL": "https://gateway.example.test/anthropic",
         "INPUT_FAIL-ON": "underpowered",
         "INPUT_COMMENT": "No",
         "INPUT_GITHUB-TOKEN": TOKEN,
@@ -76,6 +84,9 @@ def test_every_input_read_with_the_runners_hyphenated_names() -> None:
     assert (config.provider, config.model) == ("openai", "gpt-test")
     assert (config.judge_provider, config.judge_model) == ("anthropic", "claude-test")
     assert (config.draws, config.judge_samples, config.concurrency) == (6, 2, 4)
+    assert (config.max_draws, config.timeout, config.max_retries, config.max_consecutive_failures) == (12, 45.5, 0, 3)
+    assert config.base_url == "http://localhost:11434/v1"
+    assert config.judge_base_url == "https://gateway.example.test/anthropic"
     assert config.fail_on is FailOn.UNDERPOWERED
     assert config.comment is False
     assert config.github_token.get_secret_value() == TOKEN
@@ -126,6 +137,13 @@ def test_token_falls_back_to_github_token_variable() -> None:
         ({"skill": "~/SKILL.md"}, "input 'skill' must be a path relative to the workspace, got '~/SKILL.md'"),
         ({"receipt-path": "a/.."}, "input 'receipt-path' must name a file, got 'a/..'"),
         ({"draws": "10001"}, "input 'draws' must be at most 10000, got '10001'"),
+        ({"draws": "5", "max-draws": "4"}, "input 'max-draws' (4) must be at least input 'draws' (5)"),
+        ({"timeout": "nan"}, "input 'timeout' must be a number of seconds above 0 and at most 86400, got 'nan'"),
+        ({"timeout": "0"}, "input 'timeout' must be a number of seconds above 0 and at most 86400, got '0'"),
+        ({"max-retries": "-1"}, "input 'max-retries' must be a whole number from 0 to 100, got '-1'"),
+        ({"max-retries": "101"}, "input 'max-retries' must be a whole number from 0 to 100, got '101'"),
+        ({"base-url": "localhost:8000"}, "input 'base-url' must be an http(s) URL, got 'localhost:8000'"),
+        ({"judge-base-url": "ftp://x"}, "input 'judge-base-url' must be an http(s) URL, got 'ftp://x'"),
         ({"draws": "9" * 5000}, f"input 'draws' must be at most 10000, got '{'9' * 57}...'"),
     ],
 )
