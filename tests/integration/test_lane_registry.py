@@ -77,7 +77,7 @@ BAD_SETTINGS = [
 @pytest.mark.parametrize(("setting", "value"), BAD_SETTINGS)
 def test_bad_retry_and_timeout_settings_on_every_lane(provider: str, surface: str, setting: str, value: float) -> None:
     # issue 8: the stub accepted 0, -5, nan and inf; nan on a real lane passed and crashed when the receipt was written
-    with pytest.raises(InputError, match="--timeout|--max-retries"):
+    with pytest.raises(InputError, match=r"--timeout|--max-retries"):
         make_lane(provider, surface, None, environ=KEYS, **{setting: value})
 
 

@@ -12,11 +12,11 @@ import yaml
 
 from driftproof.cli import main
 from driftproof.core.models import Usage
+from driftproof.errors import RunInterrupted
 from driftproof.lanes.base import Generation, GenerationRequest
 from driftproof.lanes.stub import StubLane
 from driftproof.receipts import load_receipt
 from driftproof.run_suite import RunRequest, run_suite
-from driftproof.errors import RunInterrupted
 
 SUITE = {
     "name": "demo",
