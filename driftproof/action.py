@@ -277,7 +277,7 @@ def _baseline(ctx: _Ctx, branch: str, client: GitHubClient | None) -> Receipt | 
     if raw is None:
         notice(first_run_sentence(branch).replace("`", ""), title="Driftproof first run", stream=ctx.out)
         return None
-    return load_receipt_bytes(raw, f"{path} on {branch}")
+    return load_receipt_bytes(raw, f"{path} on {branch}", read_restamped_smoke=True)
 
 
 def _report(

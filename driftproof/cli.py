@@ -21,14 +21,21 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from driftproof.receipts import load_receipt
+    """Check every file given and report each; exit 2 when any is invalid."""
+    from driftproof.receipts import check_transcripts, load_receipt
 
+    code = 0
     for path in args.receipts:
-        receipt = load_receipt(path)
-        print(
-            f"{path}: valid (schema {receipt.schema_version}, {receipt.verification}, seal {receipt.seal.sha256[:12]})"
-        )
-    return 0
+        try:
+            receipt = load_receipt(path)
+            archive = check_transcripts(receipt, Path(path))
+        except DriftproofError as exc:
+            code = report_error(exc)
+            continue
+        kept = f"; answers archive {archive.name} matches its sealed sha256" if archive else ""
+        seal = receipt.seal.sha256[:12]
+        print(f"{path}: valid (schema {receipt.schema_version}, {receipt.verification}, seal {seal}){kept}")
+    return code
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
@@ -37,7 +44,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
     from driftproof.receipts import load_receipt
     from driftproof.render import render_view
 
-    receipt = load_receipt(args.receipt)
+    receipt = load_receipt(args.receipt, read_restamped_smoke=True)
     reading = read_receipt(receipt)
     if args.format == "json":
         print(json.dumps(view_json(reading), indent=2, ensure_ascii=False))
@@ -52,7 +59,8 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from driftproof.receipts import load_receipt
     from driftproof.render import render_diff
 
-    before, after = load_receipt(args.before), load_receipt(args.after)
+    before = load_receipt(args.before, read_restamped_smoke=True)
+    after = load_receipt(args.after, read_restamped_smoke=True)
     result = diff(before, after)
     if args.format == "json":
         print(json.dumps(diff_json(result), indent=2, ensure_ascii=False))
@@ -66,7 +74,7 @@ def _cmd_badge(args: argparse.Namespace) -> int:
     from driftproof.core.reading import read_receipt
     from driftproof.receipts import load_receipt
 
-    reading = read_receipt(load_receipt(args.receipt))
+    reading = read_receipt(load_receipt(args.receipt, read_restamped_smoke=True))
     if args.output:
         print(f"badge: {write_badge(reading, Path(args.output))}")
     else:
@@ -224,6 +232,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def report_error(exc: DriftproofError) -> int:
+    """The one way the CLI reports an error: ``driftproof: error: <message>`` on stderr; returns the exit code."""
+    print(f"driftproof: error: {exc}", file=sys.stderr)
+    return exc.exit_code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run a command; a ``DriftproofError`` becomes one line on stderr and its exit code."""
     args = build_parser().parse_args(argv)
@@ -231,8 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except DriftproofError as exc:
-        print(f"driftproof: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return report_error(exc)
     except KeyboardInterrupt:
         print("driftproof: interrupted", file=sys.stderr)
         return 130

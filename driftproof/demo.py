@@ -7,28 +7,27 @@ would see. Stub receipts read UNVERIFIED, so the report gives no verdict and kee
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from driftproof.core.diff import diff
 from driftproof.core.reading import read_receipt
 from driftproof.render import render_diff, render_view
+from driftproof.resources import data_dir
 from driftproof.run_suite import RunRequest, run_suite
 from driftproof.terminal import print_run_summary
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "commit-writer"
-
 
 def run_demo(out: Path) -> int:
-    """Run the example as main and as this PR on the stub lane, write both receipts under ``out``, report."""
-    suite = EXAMPLE / "suite.yaml"
-    if not suite.is_file():  # an installed wheel carries no examples
-        print("driftproof demo needs a source checkout (examples/commit-writer/suite.yaml)", file=sys.stderr)
-        return 2
+    """Run the example as main and as this PR on the stub lane, write both receipts under ``out``, report.
+
+    The example ships inside the wheel (``driftproof/_data/examples``), so ``pip install .`` has it too.
+    """
+    example = data_dir("examples") / "commit-writer"
+    suite = example / "suite.yaml"
     runs = {}
     for name in ("main", "pr"):
         request = RunRequest(
-            suite=suite, provider="stub", script=EXAMPLE / f"stub-{name}.yaml", out=out / f"{name}.json"
+            suite=suite, provider="stub", script=example / f"stub-{name}.yaml", out=out / f"{name}.json"
         )
         runs[name] = run_suite(request)
     before, after = runs["main"].receipt, runs["pr"].receipt

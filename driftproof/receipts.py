@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from driftproof.atomic import write_text
-from driftproof.core.models import SCHEMA_VERSION, Receipt, Seal
+from driftproof.core.models import READ_RESTAMPED_SMOKE, SCHEMA_VERSION, Receipt, Seal
 from driftproof.core.seal import check_seal, sealed
 from driftproof.errors import ReceiptError
 from driftproof.resources import known_schema_versions, schema_file
@@ -66,8 +67,20 @@ def parse_document(raw: bytes, source: str) -> dict[str, Any]:
     return doc
 
 
-def check_document(doc: dict[str, Any], source: str) -> None:
-    """Schema of the document's own ``schema_version``, then the seal; raise ``ReceiptError`` on failure."""
+def is_restamped_smoke(doc: dict[str, Any]) -> bool:
+    """A document that names a preset (a smoke run) and yet reads TESTED: the schema refuses it; a reader of a
+    verdict reads it as the smoke run it is."""
+    run = doc.get("run")
+    return isinstance(run, dict) and isinstance(run.get("preset"), str) and doc.get("verification") == "TESTED"
+
+
+def check_document(doc: dict[str, Any], source: str, *, read_restamped_smoke: bool = False) -> None:
+    """Schema of the document's own ``schema_version``, then the seal; raise ``ReceiptError`` on failure.
+
+    With ``read_restamped_smoke`` a smoke receipt restamped TESTED is checked as if it read UNVERIFIED, so that
+    every other rule still applies; its seal is checked as written. Readers of a verdict then count it below
+    TESTED (seed 000: "a smoke receipt restamped TESTED and sealed again is refused as an honest one is").
+    """
     version = doc.get("schema_version")
     if doc.get("verification") == "FORMAL":
         raise ReceiptError(f"{source}: verification: FORMAL is reserved and never written; refusing it")
@@ -77,7 +90,8 @@ def check_document(doc: dict[str, Any], source: str) -> None:
             f"{source}: schema_version: {version!r} is not a version this Driftproof reads "
             f"({', '.join(known)}); upgrade driftproof or check the file"
         )
-    error = _first_error(version, doc)
+    checked = {**doc, "verification": "UNVERIFIED"} if read_restamped_smoke and is_restamped_smoke(doc) else doc
+    error = _first_error(version, checked)
     if error is not None:
         raise ReceiptError(f"{source}: schema {version}: {error}")
     seen: set[str] = set()
@@ -94,18 +108,22 @@ def check_document(doc: dict[str, Any], source: str) -> None:
         raise ReceiptError(f"{source}: seal mismatch: recorded {seal.expected}, content gives {seal.actual}")
 
 
-def to_model(doc: dict[str, Any], source: str) -> Receipt:
-    """The model of a checked document (current version)."""
+def to_model(doc: dict[str, Any], source: str, *, read_restamped_smoke: bool = False) -> Receipt:
+    """The model of a checked document."""
     try:
-        return Receipt.model_validate(doc)
+        return Receipt.model_validate(doc, context={READ_RESTAMPED_SMOKE: read_restamped_smoke})
     except ValidationError as exc:
         first = exc.errors()[0]
         where = "/".join(str(p) for p in first["loc"]) or "(top level)"
         raise ReceiptError(f"{source}: at {where}: {first['msg']}") from None
 
 
-def load_receipt(path: Path | str) -> Receipt:
-    """Load a receipt file: JSON, schema, seal. Any failure is one ``ReceiptError`` line naming the file."""
+def load_receipt(path: Path | str, *, read_restamped_smoke: bool = False) -> Receipt:
+    """Load a receipt file: JSON, schema, seal. Any failure is one ``ReceiptError`` line naming the file.
+
+    ``read_restamped_smoke``: for readers of a verdict (view, diff, badge, the Action's baseline), which read a
+    smoke receipt restamped TESTED as a smoke run; ``validate`` and every writer refuse it.
+    """
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -115,7 +133,7 @@ def load_receipt(path: Path | str) -> Receipt:
         raise ReceiptError(f"{path}: is a directory, not a receipt file") from None
     except OSError as exc:
         raise ReceiptError(f"{path}: cannot be read ({exc.strerror})") from None
-    return load_receipt_bytes(raw, str(path))
+    return load_receipt_bytes(raw, str(path), read_restamped_smoke=read_restamped_smoke)
 
 
 @contextmanager
@@ -134,12 +152,12 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def load_receipt_bytes(raw: bytes, source: str) -> Receipt:
+def load_receipt_bytes(raw: bytes, source: str, *, read_restamped_smoke: bool = False) -> Receipt:
     """Load a receipt from bytes (the default branch's copy, say)."""
     with _gc_paused():
         doc = parse_document(raw, source)
-        check_document(doc, source)
-        return to_model(doc, source)
+        check_document(doc, source, read_restamped_smoke=read_restamped_smoke)
+        return to_model(doc, source, read_restamped_smoke=read_restamped_smoke)
 
 
 _PLACEHOLDER = {"algorithm": "sha256", "sha256": "0" * 64}
@@ -155,6 +173,29 @@ def seal_receipt(body: dict[str, Any]) -> Receipt:
 def receipt_json(receipt: Receipt) -> str:
     """The file text of a receipt: indented for people; the seal covers the canonical form."""
     return json.dumps(receipt.model_dump(mode="json"), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def check_transcripts(receipt: Receipt, path: Path) -> Path | None:
+    """The answers archive a receipt seals, checked against its recorded sha256; ``None`` when it keeps none.
+
+    The archive sits beside the receipt (``transcripts.path`` is relative to it). A missing or edited
+    archive is a `ReceiptError`: the receipt's seal covers the digest, so the archive is part of what it attests.
+    """
+    if receipt.transcripts is None:
+        return None
+    archive = path.parent / receipt.transcripts.path
+    where = f"{path}: transcripts: the answers archive {archive}"
+    try:
+        digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        raise ReceiptError(f"{where} is missing (it must sit beside the receipt)") from None
+    except OSError as exc:
+        raise ReceiptError(f"{where} cannot be read ({exc.strerror})") from None
+    if digest != receipt.transcripts.sha256:
+        raise ReceiptError(
+            f"{where} does not match the sealed sha256 (recorded {receipt.transcripts.sha256}, file gives {digest})"
+        )
+    return archive
 
 
 def write_receipt(receipt: Receipt, path: Path | str) -> Path:

@@ -1,4 +1,4 @@
-"""Where the shipped data lives: ``schemas/`` and ``templates/``.
+"""Where the shipped data lives: ``schemas/``, ``templates/`` and ``examples/`` (the demo's skill).
 
 An installed wheel carries them under ``driftproof/_data/``; a source checkout has them at the top.
 """
@@ -13,7 +13,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 @cache
 def data_dir(name: str) -> Path:
-    """The directory of shipped data ``name`` (``schemas`` or ``templates``)."""
+    """The directory of shipped data ``name`` (``schemas``, ``templates`` or ``examples``)."""
     for candidate in (_PACKAGE / "_data" / name, _PACKAGE.parent / name):
         if candidate.is_dir():
             return candidate
