@@ -35,6 +35,8 @@ CLI_LANES = {
 }
 """Imported by name only when asked for: each CLI lane lives in its own module."""
 DEFAULT_TIMEOUT_S = 120.0
+"""Seconds per attempt on an API lane when no timeout is given; a CLI lane has its own (``DEFAULT_TIMEOUT_S`` on
+its class), long enough for the CLI's own retries."""
 DEFAULT_MAX_RETRIES = RetryPolicy().max_retries
 
 
@@ -44,16 +46,17 @@ def make_lane(
     model: str | None,
     *,
     base_url: str | None = None,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    timeout_s: float | None = None,
     max_retries: int = DEFAULT_MAX_RETRIES,
     environ: Mapping[str, str] | None = None,
     **kwargs: Any,
 ) -> Lane:
     """The lane for ``provider`` x ``surface``, answering with ``model`` (``None``: the lane's default).
 
-    ``max_retries`` becomes the lane's `RetryPolicy` (retries after the first attempt). ``capture`` (``text``
-    or ``files``) is for the CLI surface; an API lane takes ``text`` only. Other keyword arguments go to the
-    lane's constructor unchanged (``max_tokens`` for an API lane, ``script`` for the stub).
+    ``max_retries`` becomes the lane's `RetryPolicy` (retries after the first attempt). ``timeout_s`` ``None``
+    means the lane's default: `DEFAULT_TIMEOUT_S` on an API lane, the CLI lane's own on a CLI lane.
+    ``capture`` (``text`` or ``files``) is for the CLI surface; an API lane takes ``text`` only. Other keyword
+    arguments go to the lane's constructor unchanged (``max_tokens`` for an API lane, ``script`` for the stub).
     Raises `InputError` for an unknown provider, surface or combination, `LaneError` when the lane cannot
     run (SDK or CLI missing, no key).
     """
@@ -66,7 +69,7 @@ def make_lane(
         raise InputError(f"unknown capture {capture!r}: expected one of {', '.join(CAPTURES)}")
     if max_retries < 0:
         raise InputError(f"max_retries must be 0 or more, got {max_retries}")
-    if timeout_s <= 0:
+    if timeout_s is not None and timeout_s <= 0:
         raise InputError(f"timeout must be a positive number of seconds, got {timeout_s:g}")
     policy = RetryPolicy(max_retries=max_retries)
 
@@ -83,7 +86,8 @@ def make_lane(
     if surface == "api":
         if capture == "files":
             raise InputError("capture 'files' needs the cli surface: an API lane returns text only")
-        common: dict[str, Any] = {"base_url": base_url, "timeout_s": timeout_s, "policy": policy, "environ": environ}
+        common: dict[str, Any] = {"base_url": base_url, "policy": policy, "environ": environ}
+        common["timeout_s"] = DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
         if provider == "anthropic":
             from driftproof.lanes.anthropic_api import AnthropicApiLane
 
