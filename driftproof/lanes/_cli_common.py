@@ -13,11 +13,12 @@ import json
 import math
 import os
 import re
+import weakref
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from driftproof.capture import Capture, assess_draw, capture_files
 from driftproof.core.models import CapturedFileRecord, Harness
@@ -28,9 +29,11 @@ from driftproof.lanes._cli_process import (
     DrawDirs,
     ProcessResult,
     draw_dirs,
+    draws_root,
     find_binary,
     isolated_env,
     probe_version,
+    remove_tree,
     stderr_tail,
 )
 from driftproof.lanes.base import Generation, GenerationRequest, Lane, RetryPolicy
@@ -133,8 +136,10 @@ class CliLane(Lane):
     """A command-line surface: one isolated CLI process per draw. Subclasses give the command line and read it.
 
     Each draw is exactly one invocation (``attempts`` is 1): the CLI retries its own model calls, so the
-    lane's `RetryPolicy` is accepted for the registry's sake and not used. The version the binary prints is
-    probed once, here, with the same isolated environment the draws get.
+    lane's `RetryPolicy` is accepted for the registry's sake and not used, and a lane built without a timeout
+    waits ``DEFAULT_TIMEOUT_S``, long enough for those retries. The version the binary prints is probed once,
+    here, with the same isolated environment the draws get. Every draw's directory lives in one private root
+    of the lane (`draws_root`), removed by `close` (or when the lane is collected).
     """
 
     surface: Literal["api", "cli", "none"] = "cli"
@@ -148,6 +153,8 @@ class CliLane(Lane):
     base_url_variable: str
     stderr_noise: tuple[str, ...] = ()
     """Prefixes of stderr lines the CLI always prints, kept out of a lost draw's reason."""
+    DEFAULT_TIMEOUT_S: ClassVar[float]
+    """Seconds one draw may take when no timeout is given: more than the CLI's own retries of a failing call."""
 
     def __init__(
         self,
@@ -155,7 +162,7 @@ class CliLane(Lane):
         *,
         capture: str = "text",
         delivery: str = "system_prompt",
-        timeout_s: float = 120.0,
+        timeout_s: float | None = None,
         environ: Mapping[str, str] | None = None,
         binary: str | None = None,
         base_url: str | None = None,
@@ -163,6 +170,7 @@ class CliLane(Lane):
     ) -> None:
         check_choice("capture", capture, CAPTURES)
         check_choice("delivery", delivery, DELIVERIES)
+        timeout_s = self.DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
         if timeout_s <= 0:
             raise InputError(f"timeout must be a positive number of seconds, got {timeout_s:g}")
         self._model, self._capture, self._delivery, self._timeout_s = model, capture, delivery, timeout_s
@@ -174,11 +182,17 @@ class CliLane(Lane):
             names = " or ".join(self.credentials)
             raise LaneError(f"the {self.harness_name} lane found no credential: set {names} in the environment")
         self._processes = CliProcesses()
-        with draw_dirs(self.command) as dirs:
-            env = self._env(dirs)
-            argv = [self._binary, "--version"]
-            self._version = probe_version(self._processes, argv, self.version_pattern, env, dirs.work)
-            self._probe(dirs, env)
+        self._draws = draws_root(self._environ)
+        self._remove_draws = weakref.finalize(self, remove_tree, self._draws)
+        try:
+            with draw_dirs(self.command, self._draws) as dirs:
+                env = self._env(dirs)
+                argv = [self._binary, "--version"]
+                self._version = probe_version(self._processes, argv, self.version_pattern, env, dirs.work)
+                self._probe(dirs, env)
+        except BaseException:
+            self._remove_draws()
+            raise
 
     # -- what a subclass says ------------------------------------------------------------------------
     def _probe(self, dirs: DrawDirs, env: Mapping[str, str]) -> None:
@@ -196,6 +210,10 @@ class CliLane(Lane):
     def _argv(self, request: GenerationRequest, dirs: DrawDirs, model: str | None) -> list[str]:
         """The full command line of one draw."""
 
+    def _retrying(self, result: ProcessResult) -> str | None:
+        """What the CLI said it was retrying when the timeout fired (``Claude Code was retrying ...``), if it did."""
+        return None
+
     @abstractmethod
     def _read(
         self, result: ProcessResult, request: GenerationRequest, dirs: DrawDirs, model: str | None, skill: str | None
@@ -206,15 +224,15 @@ class CliLane(Lane):
     def generate(self, request: GenerationRequest) -> Generation:
         """One CLI invocation in fresh directories; a failed one comes back as a lost draw, never raised."""
         model = request.model or self._model
-        with draw_dirs(self.command) as dirs:
+        with draw_dirs(self.command, self._draws) as dirs:
             skill = None
             if request.system and self._delivery == "discover":
                 skill = install_skill(self._skills_root(dirs), request.system)
             argv = self._argv(request, dirs, model)
             result = self._processes.run(argv, cwd=dirs.work, env=self._env(dirs), timeout_s=self._timeout_s)
             if result.timed_out:
-                reason = f"timed out after {self._timeout_s:g}s: the {self.command} process group was killed"
-                gen = Generation(text="", error=reason, timed_out=True, extra={"stderr_tail": self._tail(result)})
+                tail = {"stderr_tail": self._tail(result)}
+                gen = Generation(text="", error=self._timeout_reason(result), timed_out=True, extra=tail)
             else:
                 gen = self._read(result, request, dirs, model, skill)
             gen = assess(gen, dirs.work if self._capture == "files" else None)
@@ -241,12 +259,21 @@ class CliLane(Lane):
         return self._base_url.rstrip("/") if self._base_url else None
 
     def close(self) -> None:
-        """End every draw still running (its whole process group)."""
+        """End every draw still running (its whole process group) and remove the lane's draw directories."""
         self._processes.kill_all()
+        self._remove_draws()
 
     # -- helpers ------------------------------------------------------------------------------------------
     def _env(self, dirs: DrawDirs) -> dict[str, str]:
         return isolated_env(self._environ, dirs, self.credentials, self._extra_env(dirs))
+
+    def _timeout_reason(self, result: ProcessResult) -> str:
+        """``timed out after 600s: ...``, naming the API error the CLI was still retrying when it printed one."""
+        killed = f"the {self.command} process group was killed"
+        retrying = self._retrying(result)
+        if retrying is None:
+            return f"timed out after {self._timeout_s:g}s: {killed}"
+        return f"timed out after {self._timeout_s:g}s while {one_line(redact(retrying, self._secrets))}; {killed}"
 
     def _tail(self, result: ProcessResult) -> str:
         return stderr_tail(result.stderr, secrets=self._secrets, noise=self.stderr_noise)

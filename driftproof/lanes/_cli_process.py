@@ -1,12 +1,14 @@
 """One isolated process per draw: fresh directories, an environment built from nothing, a killable group.
 
-Each draw runs the CLI once (`CliProcesses.run`) in a fresh temporary directory of its own (`draw_dirs`):
-``work/`` is the agent's working directory, ``home/`` its ``HOME`` (the CLI's config directory lives inside
-it), ``tmp/`` its ``TMPDIR``. The environment is built from nothing (`isolated_env`): locale, ``PATH``,
-proxy and CA settings, the API credentials the lane names, Driftproof's own ``DRIFTPROOF_*`` variables, and
-the isolated directories, so no user setting, memory, ``CLAUDE.md``, skill or MCP server of the user's
-reaches the agent. Stdin is ``/dev/null``; the process leads a new session, and a timeout ends its whole
-process group (SIGTERM, then SIGKILL). Nothing here raises for a failed draw.
+Each draw runs the CLI once (`CliProcesses.run`) in a fresh directory of its own (`draw_dirs`): ``work/`` is
+the agent's working directory, ``home/`` its ``HOME`` (the CLI's config directory lives inside it), ``tmp/``
+its ``TMPDIR``. Every draw's directory of one lane lives in a private root of that lane (`draws_root`), under
+the user's cache directory rather than ``/tmp``, which a sandboxed agent may be allowed to write. The
+environment is built from nothing (`isolated_env`): locale, ``PATH``, proxy and CA settings, the API
+credentials the lane names, Driftproof's own ``DRIFTPROOF_*`` variables, and the isolated directories, so no
+user setting, memory, ``CLAUDE.md``, skill or MCP server of the user's reaches the agent. Stdin is
+``/dev/null``; the process leads a new session, and a timeout ends its whole process group (SIGTERM, then
+SIGKILL). Nothing here raises for a failed draw.
 
 >>> stderr_tail("line 1\\nError: boom\\n", 40)
 'line 1 Error: boom'
@@ -83,10 +85,39 @@ class DrawDirs:
     tmp: Path
 
 
+def draws_root(environ: Mapping[str, str]) -> Path:
+    """A new private directory (mode 0700) for one lane's draw directories.
+
+    It goes under ``$XDG_CACHE_HOME/driftproof/draws`` (``~/.cache/driftproof/draws`` when that is unset or not
+    absolute), outside ``/tmp``: Codex's workspace-write sandbox may write all of ``/tmp``, so draws there could
+    reach one another. It falls back to the temporary directory when the cache directory cannot be made, or
+    lies inside a git work tree, whose ``AGENTS.md`` and git state an agent would read as its project's.
+    """
+    cache = _cache_dir(environ)
+    if cache is not None and not _in_git_work_tree(cache):
+        draws = cache / "driftproof" / "draws"
+        with suppress(OSError):
+            draws.mkdir(mode=0o700, parents=True, exist_ok=True)
+            return Path(tempfile.mkdtemp(prefix="run-", dir=draws))
+    return Path(tempfile.mkdtemp(prefix="driftproof-run-"))
+
+
+def _cache_dir(environ: Mapping[str, str]) -> Path | None:
+    for name, tail in (("XDG_CACHE_HOME", ()), ("HOME", (".cache",))):
+        value = (environ.get(name) or "").strip()
+        if value and os.path.isabs(value):
+            return Path(value, *tail)
+    return None
+
+
+def _in_git_work_tree(path: Path) -> bool:
+    return any(os.path.exists(parent / ".git") for parent in (path, *path.parents))
+
+
 @contextmanager
-def draw_dirs(label: str) -> Iterator[DrawDirs]:
-    """Fresh ``work/``, ``home/`` and ``tmp/`` under a new temporary directory, removed afterwards."""
-    root = Path(tempfile.mkdtemp(prefix=f"driftproof-{label}-"))
+def draw_dirs(label: str, parent: Path) -> Iterator[DrawDirs]:
+    """Fresh ``work/``, ``home/`` and ``tmp/`` under a new directory in ``parent``, removed afterwards."""
+    root = Path(tempfile.mkdtemp(prefix=f"{label}-", dir=parent))
     dirs = DrawDirs(root, root / "work", root / "home", root / "tmp")
     for path in (dirs.work, dirs.home, dirs.tmp):
         path.mkdir(mode=0o700)

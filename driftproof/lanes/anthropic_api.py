@@ -200,6 +200,7 @@ def _generation(message: Message, serving_id: str | None) -> Generation:
     return Generation(
         text=text,
         reported_model=message.model or None,
+        model_source="reported" if message.model else None,
         serving_id=serving_id,
         usage=usage,
         extra={"stop_reason": message.stop_reason, "message_id": message.id},

@@ -1,10 +1,11 @@
 """The lane contract: one ``generate()`` per lane, one retry policy for all of them.
 
-A lane turns one request (system text or none, a prompt) into one ``Generation``: the reply text, the
-model id the reply reported, usage, and how many endpoint attempts it took. A lane never raises for a
-failed call: an error after retries or a timeout comes back as a ``Generation`` with ``error`` set, so
-the runner records a lost draw (or an invalid judge sample) with its reason. Only a lane that cannot run
-at all (missing SDK, missing binary, another model answering) raises ``LaneError``.
+A lane turns one request (system text or none, a prompt) into one ``Generation``: the reply text, the model id
+the reply reported (or, where the surface names none, the one the lane was configured with), usage, and how
+many endpoint attempts it took. A lane never raises for a failed call: an error after retries or a timeout
+comes back as a ``Generation`` with ``error`` set, so the runner records a lost draw (or an invalid judge
+sample) with its reason. Only a lane that cannot run at all (missing SDK, missing binary, another model
+answering) raises ``LaneError``.
 """
 
 from __future__ import annotations
@@ -112,6 +113,9 @@ class Generation:
 
     text: str
     reported_model: str | None = None
+    #: Where ``reported_model`` came from: the reply named it (``reported``), or the lane's configuration did
+    #: because the surface names none (``configured``, Codex); ``None`` when there is no model id.
+    model_source: Literal["reported", "configured"] | None = None
     served_model: str | None = None
     serving_id: str | None = None
     usage: Usage | None = None

@@ -66,6 +66,10 @@ class ClaudeCliLane(CliLane):
     version_pattern = r"^(\S+) \(Claude Code\)\s*$"
     credentials = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
     base_url_variable = "ANTHROPIC_BASE_URL"
+    DEFAULT_TIMEOUT_S = 600.0
+    """Claude Code retries a failed API call (529, 5xx, 429) itself, up to 10 times with a backoff that doubles
+    from 0.5 s to at most 32 s: about 165 s of waiting before it reports the error, more than the API lanes'
+    120 s. 600 s covers those retries and an agent's several turns."""
 
     def __init__(self, model: str | None, *, max_turns: int | None = None, **kwargs: Any) -> None:
         self._max_turns = max_turns
@@ -155,6 +159,7 @@ class ClaudeCliLane(CliLane):
         overhead = _overhead(final, usage, request)
         common: dict[str, Any] = {
             "reported_model": resolved,
+            "model_source": "reported" if resolved else None,
             "served_model": served[-1] if served else None,
             "serving_id": final.get("session_id") if final else None,
             "usage": usage,
@@ -168,6 +173,17 @@ class ClaudeCliLane(CliLane):
             return Generation(text="", error=self._result_error(final), **common)
         text = final.get("result")
         return Generation(text=text if isinstance(text, str) else "", **common)
+
+    def _retrying(self, result: ProcessResult) -> str | None:
+        """The last ``system/api_retry`` line Claude Code printed: the API error it was still retrying."""
+        lines = reversed(json_lines(result.stdout))
+        retry = next((m for m in lines if m.get("type") == "system" and m.get("subtype") == "api_retry"), None)
+        if retry is None:
+            return None
+        status, kind = retry.get("error_status"), retry.get("error") or "error"
+        failure = f"API error {status} {kind}" if status is not None else f"a request that got no HTTP answer ({kind})"
+        attempt = f"attempt {retry.get('attempt', '?')} of {retry.get('max_retries', '?')}"
+        return f"Claude Code was retrying {failure} ({attempt})"
 
     def _result_error(self, final: dict[str, Any]) -> str:
         """A readable reason from the result line's own error fields."""

@@ -12,9 +12,13 @@ With ``base_url`` (or ``OPENAI_BASE_URL``) the draw defines its own provider on 
 wire API over HTTPS (no WebSocket), key from ``CODEX_API_KEY``. ``OPENAI_API_KEY`` alone is passed as
 ``CODEX_API_KEY`` too: ``codex exec`` sends only that one.
 
+``files`` capture keeps ``/tmp`` and ``$TMPDIR`` out of the sandbox's writable places
+(``sandbox_workspace_write.exclude_slash_tmp`` and ``exclude_tmpdir_env_var``), so a draw writes in its own
+working directory and its own ``TMPDIR`` (``writable_roots``) only, never in another draw's directory.
+
 Identity: no event of ``codex exec --json`` carries a model, so ``reported_model`` is the model Codex was
-configured with (the session file's ``turn_context.model``, else ``--model``), recorded as not reported by
-the server (``extra["model_source"]``); ``served_model`` stays empty.
+configured with (the session file's ``turn_context.model``, else ``--model``), and ``model_source`` says
+``configured``, not reported by the server; ``served_model`` stays empty.
 
 >>> code_features([("shell_tool", "stable", True), ("memories", "stable", False), ("js_repl", "removed", True),
 ...                ("write_stdin_approval", "stable", True), ("unified_exec", "stable", True)])
@@ -63,6 +67,7 @@ PROVIDER_ID = "driftproof"
 NOT_TOOLS = frozenset({"agent_message", "reasoning", "error", "todo_list", "plan"})
 _FEATURE_ROW = re.compile(r"^(\S+)\s+(.+?)\s+(true|false)\s*$")
 _STATUS = re.compile(r"(?:last status:|unexpected status)\s+(\d{3})")
+_RECONNECTING = re.compile(r"^Reconnecting\.\.\. (\d+)/(\d+) \((.*)\)$", re.DOTALL)
 
 
 def code_features(rows: Sequence[tuple[str, str, bool]]) -> list[str]:
@@ -115,6 +120,10 @@ class CodexCliLane(CliLane):
     credentials = ("CODEX_API_KEY", "OPENAI_API_KEY")
     base_url_variable = "OPENAI_BASE_URL"
     stderr_noise = ("WARNING: proceeding, even though we could not", "Reading additional input from stdin")
+    DEFAULT_TIMEOUT_S = 600.0
+    """Codex retries a failed request (4 times by default) and reconnects a dropped stream (5 times) itself,
+    and counts a stream silent for 300 s as dropped: one stalled stream alone outlasts the API lanes' 120 s.
+    600 s covers one such wait, the reconnects and an agent's several turns."""
 
     def __init__(self, model: str | None, **kwargs: Any) -> None:
         self._features: list[tuple[str, str, bool]] = []
@@ -152,6 +161,10 @@ class CodexCliLane(CliLane):
     def _argv(self, request: GenerationRequest, dirs: DrawDirs, model: str | None) -> list[str]:
         argv = [self._binary, "exec", "--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules"]
         argv += ["-C", str(dirs.work), "-s", self._sandbox()]
+        if self._capture == "files":  # /tmp and $TMPDIR are writable by default: keep the draw in its own folders
+            argv += ["-c", "sandbox_workspace_write.exclude_slash_tmp=true"]
+            argv += ["-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true"]
+            argv += ["-c", f"sandbox_workspace_write.writable_roots=[{toml_string(str(dirs.tmp))}]"]
         if model:
             argv += ["-m", model]
         argv += ["-c", 'approval_policy="never"', "-c", "mcp_servers={}"]
@@ -198,11 +211,11 @@ class CodexCliLane(CliLane):
         usage = _usage(raw) if raw else None
         common: dict[str, Any] = {
             "reported_model": configured,
+            "model_source": "configured" if configured else None,
             "serving_id": next((e.get("thread_id") for e in events if e.get("type") == "thread.started"), None),
             "usage": usage,
             "skill_fired": None if skill is None else _fired(items, skill),
             "extra": {
-                "model_source": "configured: codex exec reports no served model",
                 "harness_overhead": _overhead(raw, request),
                 "stderr_tail": self._tail(result),
             },
@@ -218,6 +231,18 @@ class CodexCliLane(CliLane):
         if result.returncode != 0:
             return Generation(text="", error=self._exit_reason(result), **common)
         return Generation(text=messages[-1] if messages else "", **common)
+
+    def _retrying(self, result: ProcessResult) -> str | None:
+        """The last ``Reconnecting... n/N (...)`` error Codex printed: the failure it was still retrying."""
+        errors = [str(e.get("message") or "") for e in json_lines(result.stdout) if e.get("type") == "error"]
+        match = next((m for e in reversed(errors) if (m := _RECONNECTING.match(e.strip()))), None)
+        if match is None:
+            return None
+        attempt, limit, said = match.groups()
+        status = _STATUS.search(said)
+        if status:
+            return f"Codex was reconnecting after API error {status.group(1)} (attempt {attempt} of {limit})"
+        return f"Codex was reconnecting (attempt {attempt} of {limit}): {said}"
 
     def _redact(self, text: str) -> str:
         return redact(text, self._secrets)

@@ -202,6 +202,7 @@ def _generation(completion: ChatCompletion, serving_id: str | None) -> Generatio
     return Generation(
         text=text,
         reported_model=model if isinstance(model, str) and model else None,
+        model_source="reported" if isinstance(model, str) and model else None,
         serving_id=serving_id,
         usage=_usage(getattr(completion, "usage", None)),
         extra=extra,

@@ -36,7 +36,8 @@ CLI_LANES = {
 }
 """Imported by name only when asked for: each CLI lane lives in its own module."""
 DEFAULT_TIMEOUT_S = 120.0
-"""Seconds per attempt on the API surface when none is given."""
+"""Seconds per attempt on an API lane when no timeout is given; a CLI lane has its own (``DEFAULT_TIMEOUT_S`` on
+its class), long enough for the CLI's own retries."""
 DEFAULT_MAX_RETRIES = RetryPolicy().max_retries
 MAX_TIMEOUT_S = 86_400.0
 MAX_RETRIES_LIMIT = 100

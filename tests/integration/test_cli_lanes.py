@@ -17,6 +17,7 @@ from driftproof.lanes import claude_cli, codex_cli
 from driftproof.lanes.base import GenerationRequest
 from driftproof.lanes.claude_cli import ClaudeCliLane
 from driftproof.lanes.codex_cli import CodexCliLane
+from driftproof.lanes.registry import make_lane
 from tests.support.fake_cli_harness import FakeCLI
 
 SKILL = "---\nname: Commit Writer\ndescription: Writes commit messages.\n---\nUse conventional commits.\n"
@@ -62,6 +63,7 @@ def test_claude_success_reports_identity_usage_and_overhead(fake_cli: FakeCLI, e
     assert (g.text, g.error, g.attempts, g.assessed) == ("fix(cart): return 0 for an empty cart", None, 1, True)
     assert g.lost_reason is None and g.captured_files is None  # text capture lists no files
     assert (g.reported_model, g.served_model, g.side_calls) == ("claude-sonnet-5-5", "claude-sonnet-5-5", None)
+    assert g.model_source == "reported"  # the init line names the model Claude Code resolved
     assert g.usage == Usage(
         input_tokens=120, output_tokens=9, cache_read_tokens=0, cache_write_tokens=0, cost_usd=0.002
     )
@@ -148,6 +150,17 @@ def test_claude_timeout_kills_the_process_group(fake_cli: FakeCLI, env: dict[str
         os.killpg(pid, 0)  # nothing left in the draw's process group
 
 
+def test_claude_timeout_while_retrying_names_the_last_api_error(fake_cli: FakeCLI, env: dict[str, str]) -> None:
+    # Claude Code retries a 529 itself: 7 api_retry lines, then it goes on retrying past the lane's timeout
+    fake_cli.use({"scenario": "api_error", "api_error_status": 529, "api_retries": 7, "retrying_s": 60})
+    g = claude(env, timeout_s=2).generate(ask())
+    assert g.timed_out and g.text == ""
+    assert g.error == (
+        "timed out after 2s while Claude Code was retrying API error 529 server_error (attempt 7 of 10); "
+        "the claude process group was killed"
+    )
+
+
 def test_claude_close_ends_a_running_draw(fake_cli: FakeCLI, env: dict[str, str]) -> None:
     fake_cli.use({"scenario": "timeout"})
     lane = claude(env, timeout_s=600)
@@ -209,9 +222,7 @@ def test_codex_success_normalises_usage_and_marks_the_model_configured(fake_cli:
     assert (g.text, g.error, g.reported_model, g.served_model) == ("FAKE-OAI-REPLY", None, "gpt-6.2-sol", None)
     # 21 input tokens of which 8 cached -> 13 uncached; output 6 already holds the 2 reasoning tokens
     assert g.usage == Usage(input_tokens=13, output_tokens=6, cache_read_tokens=8, cache_write_tokens=0)
-    assert (
-        g.extra["model_source"].startswith("configured") and g.extra["harness_overhead"]["input_tokens_reported"] == 21
-    )
+    assert g.model_source == "configured" and g.extra["harness_overhead"]["input_tokens_reported"] == 21
 
 
 def test_codex_text_capture_flags_and_isolation(fake_cli: FakeCLI, env: dict[str, str]) -> None:
@@ -278,6 +289,29 @@ def test_codex_timeout_kills_the_process_group(fake_cli: FakeCLI, env: dict[str,
     assert g.timed_out and g.error == "timed out after 1s: the codex process group was killed"
     with pytest.raises(ProcessLookupError):
         os.killpg(fake_cli.invocations()[-1]["pid"], 0)
+
+
+def test_codex_timeout_while_reconnecting_names_the_last_api_error(fake_cli: FakeCLI, env: dict[str, str]) -> None:
+    # 5 "Reconnecting... n/5" errors after a 503, then Codex is still at it when the lane's timeout fires
+    fake_cli.use({"scenario": "api_error", "api_error_status": 503, "retrying_s": 60})
+    g = codex(env, timeout_s=2).generate(ask())
+    assert g.timed_out and g.text == ""
+    assert g.error == (
+        "timed out after 2s while Codex was reconnecting after API error 503 (attempt 5 of 5); "
+        "the codex process group was killed"
+    )
+
+
+def test_cli_lanes_default_to_a_timeout_longer_than_their_own_retries(env: dict[str, str]) -> None:
+    # Claude Code's own backoff: 0.5 s doubling, capped at 32 s, 10 retries = 159.5 s, up to 25 % jitter on top
+    own_retries_s = sum(min(0.5 * 2**n, 32.0) for n in range(10)) * 1.25
+    assert own_retries_s == pytest.approx(199.375)
+    for lane_class, model in ((ClaudeCliLane, "claude-sonnet-5-5"), (CodexCliLane, "gpt-6.2-sol")):
+        lane = lane_class(model, environ=env)
+        assert lane._timeout_s == lane_class.DEFAULT_TIMEOUT_S == 600.0 > own_retries_s
+        lane.close()
+    assert make_lane("anthropic", "cli", None, environ=env)._timeout_s == 600.0  # type: ignore[attr-defined]
+    assert make_lane("anthropic", "api", None, environ=env)._timeout_s == 120.0  # type: ignore[attr-defined]
 
 
 def test_codex_discover_fires_when_a_tool_opens_the_skill(fake_cli: FakeCLI, env: dict[str, str]) -> None:

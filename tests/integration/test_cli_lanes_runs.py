@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ def suite_dir(tmp_path: Path, fake_cli: FakeCLI, monkeypatch: pytest.MonkeyPatch
     (tmp_path / "suite.yaml").write_text(yaml.safe_dump(SUITE), encoding="utf-8")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0001")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0002")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the draws' folders, not the developer's cache
     return tmp_path
 
 
@@ -76,6 +78,7 @@ def test_whole_run_on_claude_code(suite_dir: Path, fake_cli: FakeCLI) -> None:
     case = receipt.cases[0]
     draws = case.with_skill.draws + case.baseline.draws
     assert all(d.status == "measured" and d.served_model == "claude-sonnet-5-5" for d in draws)
+    assert {d.model_source for d in draws} == {"reported"}  # Claude Code's init line names the model
     assert all(d.side_calls and d.side_calls[0].model == "claude-haiku-5-5" for d in draws)
     arm = receipt.economics.generation.with_skill  # 2 draws x (100 in, 20 out, 1000 cache read, $0.003)
     assert (arm.input_tokens, arm.output_tokens, arm.cache_read_tokens) == (200, 40, 2000)
@@ -98,6 +101,33 @@ def test_whole_run_on_codex_with_files_capture(suite_dir: Path, fake_cli: FakeCL
     assert draw.status == "measured" and draw.captured_files is not None
     assert [(f.path, f.size, f.included) for f in draw.captured_files] == [("COMMIT_MSG.txt", 38, True)]
     assert draw.usage is not None and draw.usage.cache_read_tokens == 8
+    assert draw.model_source == "configured"  # codex exec names no model: the one it was configured with
+
+
+def test_codex_files_capture_draws_cannot_write_into_each_other(
+    suite_dir: Path, fake_cli: FakeCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temp = suite_dir / "temp"  # where the draws' folders would go if they had no private root (kept private here)
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    # all 4 draws (2 per arm) run at once; each waits for the other 3 folders, tries to write a file into each of
+    # them and into /tmp, then stays 1.5 s so that the others' writes land before its own folder is read back
+    answer = {"COMMIT_MSG.txt": "fix(cart): return 0 for an empty cart\n"}
+    fake_cli.use({"result": "", "files": answer, "write_outside": {"siblings": 3, "wait_s": 10}, "delay_s": 1.5})
+    req = request(suite_dir, provider="openai", model="gpt-6.2-sol", capture="files", concurrency=4)
+    case = run_suite(req).receipt.cases[0]
+    draws = case.with_skill.draws + case.baseline.draws
+    assert [[f.path for f in d.captured_files or []] for d in draws] == [["COMMIT_MSG.txt"]] * 4
+    runs = [e for e in fake_cli.invocations() if "outside_writes" in e]
+    assert len(runs) == 4
+    for entry in runs:
+        assert Path(entry["cwd"]).parents[2] == suite_dir / "cache" / "driftproof" / "draws"
+        config = entry["config"]
+        assert config["sandbox_workspace_write.exclude_slash_tmp"] is True
+        assert config["sandbox_workspace_write.exclude_tmpdir_env_var"] is True
+        targets = [w["path"] for w in entry["outside_writes"]]
+        assert len(targets) == 4 and targets[-1].startswith("/tmp/")  # 3 other draws' folders, then /tmp
+        assert not any(w["written"] for w in entry["outside_writes"])
 
 
 def test_reply_pointing_at_an_unshown_file_is_lost_before_grading(suite_dir: Path, fake_cli: FakeCLI) -> None:
@@ -113,6 +143,10 @@ def test_failed_draws_are_lost_and_the_run_finishes(suite_dir: Path, fake_cli: F
     receipt = run_suite(request(suite_dir)).receipt
     case = receipt.cases[0]
     reasons = sorted(d.lost_reason or "" for arm in (case.with_skill, case.baseline) for d in arm.draws)
+    # a lost draw keeps where its model id came from: the init line named it before the 529; a crash named none
+    draws = case.with_skill.draws + case.baseline.draws
+    sources = {(d.lost_reason or "")[:13]: d.model_source for d in draws}
+    assert sources == {"API error 529": "reported", "claude exited": None}
     assert reasons[0].startswith("API error 529 overloaded_error: API Error: 529")
     assert (
         all(r.startswith("claude exited with status 134: Error: fake crash") for r in reasons[1:]) and len(reasons) == 4

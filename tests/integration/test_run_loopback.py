@@ -110,6 +110,8 @@ def test_anthropic_whole_run_reads_tested_with_hand_checked_numbers(suite: Path)
     assert (jo.usage.input_tokens, jo.usage.output_tokens) == (4800, 480)
     assert jo.cost_usd == pytest.approx(0.0048 + 0.0024)
     assert r.run.lane.models_reported == ["claude-sonnet-4-6"] and r.run.sampling.get("max_tokens") == 2048
+    draws = [d for c in r.cases for arm in (c.with_skill, c.baseline) for d in arm.draws]
+    assert len(draws) == 12 and {d.model_source for d in draws} == {"reported"}  # every reply named its model
     assert KEY not in outcome.path.read_text(encoding="utf-8")
 
 
@@ -125,6 +127,7 @@ def test_openai_lane_with_a_lost_draw(suite: Path) -> None:
     r = outcome.receipt
     b_base = r.cases[1].baseline.draws
     assert [d.status for d in b_base] == ["lost", "lost", "lost"] and b_base[0].lost_reason == "no answer"
+    assert {d.model_source for d in b_base} == {"reported"}  # an empty reply still named its model
     # 12 answers + 9 judged draws x 2 samples = 30 logical calls, plus the one retried 500
     assert (r.run.logical_calls, r.run.endpoint_attempts) == (30, 31)
     assert r.run.lane.provider == "openai" and r.run.lane.models_reported == ["gpt-5-mini"]

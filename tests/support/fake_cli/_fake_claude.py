@@ -507,6 +507,36 @@ def api_error_text(status: int, message: str, model: str) -> str:
     return f"API Error: {status} {message}"
 
 
+RETRY_BASE_MS, RETRY_CAP_MS, MAX_RETRIES = 500, 32000, 10
+"""Claude Code's own backoff between retries of a failed API call (doubling from 0.5 s, at most 32 s; the real
+CLI adds up to 25 % jitter, the fake none) and its default retry count (``CLAUDE_CODE_MAX_RETRIES``)."""
+
+
+def api_retry_lines(run: Run) -> list[dict[str, Any]]:
+    """``api_error`` with ``api_retries: N``: the N ``system/api_retry`` lines Claude Code prints as it retries the
+    failed call itself (SDK type ``SDKAPIRetryMessage``), attempt 1 to N of ``max_retries`` (default 10)."""
+    spec = run.spec
+    if spec["scenario"] != "api_error":
+        return []
+    status = int(spec.get("api_error_status", 429))
+    code = API_ERROR_CODES.get(status, "server_error" if status >= 500 else "unknown")
+    limit = int(spec.get("max_retries", MAX_RETRIES))
+    return [
+        {
+            "type": "system",
+            "subtype": "api_retry",
+            "attempt": n,
+            "max_retries": limit,
+            "retry_delay_ms": min(RETRY_BASE_MS * 2 ** (n - 1), RETRY_CAP_MS),
+            "error_status": status,
+            "error": code,
+            "uuid": str(uuid.uuid4()),
+            "session_id": run.session_id,
+        }
+        for n in range(1, int(spec.get("api_retries", 0)) + 1)
+    ]
+
+
 def respond(run: Run, opts: dict[str, Any], stream: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
     """Append the assistant/user lines to ``stream``; return the result line and files written."""
     spec = run.spec
@@ -656,8 +686,18 @@ def _run(parsed: Parsed, stdin_text: str, invocation: common.Invocation) -> int:
     if spec["scenario"] == "timeout":
         common.hang(spec)
         return 0
-    time.sleep(float(spec.get("delay_s", 0)))
-    stream: list[dict[str, Any]] = []
+    return _answer(run, opts, fmt, init, entry)
+
+
+def _answer(run: Run, opts: dict[str, Any], fmt: str, init: dict[str, Any], entry: dict[str, Any]) -> int:
+    """Everything after the init line: Claude Code's own retries, the reply, the result line, the exit code."""
+    time.sleep(float(run.spec.get("delay_s", 0)))
+    retries = api_retry_lines(run)
+    if fmt == "stream-json":
+        for line in retries:
+            common.emit(line)
+    time.sleep(float(run.spec.get("retrying_s", 0)))  # still retrying: a long one outlasts the caller's timeout
+    stream: list[dict[str, Any]] = [*retries] if fmt == "json" else []
     result, written = respond(run, opts, stream)
     entry["files_written"] = written
     if fmt == "stream-json":

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import _fake_cli_common as common
+import _fake_sandbox as fake_sandbox
 
 VERSION = "0.171.0"
 DEFAULT_MODEL = "gpt-6.2-sol"
@@ -478,12 +479,15 @@ def _answer(
     if kind == "timeout":
         common.hang(spec)
         return 0
+    roots = fake_sandbox.writable_roots(opts, config, workdir, os.environ)
+    outside = fake_sandbox.write_outside(spec, roots, workdir)
+    entry["outside_writes"] = outside
     time.sleep(float(spec.get("delay_s", 0)))
     if kind == "api_error":
         code = _api_error(spec, as_json, config)
         session.finish(None, None)
         return code
-    items = [dict(item) for item in spec.get("items") or []]
+    items = [*fake_sandbox.items_for(outside), *(dict(item) for item in spec.get("items") or [])]
     written = common.write_files(workdir, spec.get("files") or {})
     entry["files_written"] = written
     if written:
@@ -540,8 +544,11 @@ def _api_error(spec: dict[str, Any], as_json: bool, config: dict[str, Any]) -> i
         errors.append(said(retries + 1))
     message = errors[-1]
     if as_json:
-        for error in errors:
+        for error in errors[:-1]:
             common.emit({"type": "error", "message": error})
+    time.sleep(float(spec.get("retrying_s", 0)))  # still reconnecting: a long one outlasts the caller's timeout
+    if as_json:
+        common.emit({"type": "error", "message": message})
         common.emit({"type": "turn.failed", "error": {"message": message}})
     else:
         sys.stderr.write(f"ERROR: {message}\n")
