@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from driftproof import action
+from driftproof.defaults import DEFAULT_JUDGE_MODEL, DEFAULT_JUDGE_PROVIDER
 from driftproof.github import COMMENT_MARKER
 from driftproof.receipts import load_receipt, receipt_json
 from driftproof.run_suite import RunRequest
@@ -74,7 +75,12 @@ def github() -> Iterator[FakeGitHub]:
         yield fake
 
 
+#: The judge these runs use: a stored receipt graded by another judge is not like for like (no verdict).
+SAME_JUDGE = {"judge": {"provider": DEFAULT_JUDGE_PROVIDER, "surface": "api", "model_requested": DEFAULT_JUDGE_MODEL}}
+
+
 def stored(cases: Mapping[str, tuple[list[float], list[float]]] = STORED, **kwargs: object) -> bytes:
+    kwargs.setdefault("extra", SAME_JUDGE)
     return receipt_json(receipt(cases, **kwargs)).encode()  # type: ignore[arg-type]
 
 
