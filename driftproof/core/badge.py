@@ -5,6 +5,10 @@ otherwise ``underpowered`` (with the draws per arm that would have been needed, 
 reaches the floor") or ``no separation``. A smoke receipt reads ``smoke run, no verdict`` and one below
 TESTED ``no verdict``. The lift, with its sign, follows as context whenever the receipt has one.
 
+The label says what the badge measures, so that a README reader does not take ``passing`` for "this pull
+request passed": the skill's name when the receipt gives one (the directory that holds the skill file, else
+the suite's name: ``reading.skill_name``), else ``skill lift``.
+
 Only the endpoint schema's keys are written: shields.io refuses a badge with any other key.
 """
 
@@ -16,7 +20,8 @@ from driftproof.core.decision import needed_draws
 from driftproof.core.reading import ReceiptReading
 from driftproof.core.words import NO_DRAW_COUNT, SMOKE_RUN, CaseVerdict, Status
 
-LABEL = "driftproof"
+#: The label when the receipt names no skill.
+LABEL = "skill lift"
 
 COLORS: Mapping[Status, str] = {
     Status.PASSING: "brightgreen",
@@ -64,7 +69,7 @@ def badge_json(reading: ReceiptReading) -> dict[str, object]:
     """The shields.io endpoint JSON: ``schemaVersion``, ``label``, ``message``, ``color`` and nothing else."""
     return {
         "schemaVersion": 1,
-        "label": LABEL,
+        "label": reading.skill_name or LABEL,
         "message": badge_message(reading),
         "color": COLORS[reading.status],
     }

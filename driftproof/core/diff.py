@@ -3,14 +3,21 @@
 Cases only on one side are listed as unmatched and left out. Each lost-draw case is named with each
 side's lost and drawn counts and reasons. The headline says "no separation detected at this sample
 size" when nothing separated, and otherwise names the direction of each separation.
+
+Two receipts are compared case by case only when they are like for like: graded by the same judge
+(provider, surface, model requested, models reported, template, sampling) and answered by models of
+one provider. Otherwise the diff reads ``no_verdict`` and ``not_like_for_like`` says what differs;
+across providers the lifts lead and the raw scores are background, never a ranking.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
 from driftproof.core.compare import Comparison, compare
-from driftproof.core.models import Receipt
+from driftproof.core.models import Judge, Receipt
 from driftproof.core.reading import (
     ArmSummary,
     ReceiptReading,
@@ -22,7 +29,123 @@ from driftproof.core.reading import (
     summarize,
 )
 from driftproof.core.wide_band import WideBand
-from driftproof.core.words import DIFFERENT_SOURCES, NO_SEPARATION_HEADLINE, SMOKE_RUN, CaseVerdict, Status
+from driftproof.core.words import (
+    DIFFERENT_JUDGES,
+    DIFFERENT_PROVIDERS,
+    DIFFERENT_SOURCES,
+    NO_SEPARATION_HEADLINE,
+    SMOKE_RUN,
+    CaseVerdict,
+    Status,
+)
+
+#: The recorded settings that make two receipts' judges one judge, with how a reason names each.
+JUDGE_FIELDS = {
+    "provider": "judge provider",
+    "surface": "judge surface",
+    "model_requested": "judge model requested",
+    "models_reported": "judge models reported",
+    "template_sha256": "judge template sha256",
+    "sampling": "judge sampling",
+}
+#: Compared only when both receipts record a value (an empty list or object records nothing): an
+#: unrecorded one is unknown, not different.
+IF_RECORDED = frozenset({"models_reported", "template_sha256", "sampling"})
+PROVIDER_FIELD = "run.lane.provider"
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One recorded setting on which the two receipts differ, each side's value as text."""
+
+    field: str
+    """Where the receipt records it: ``judge.model_requested``, ``run.lane.provider``, ..."""
+    before: str
+    after: str
+
+
+@dataclass(frozen=True, slots=True)
+class NotLikeForLike:
+    """Why two receipts that may each have a verdict get no per-case verdict against each other."""
+
+    reason: str
+    differs: tuple[Difference, ...]
+
+    @property
+    def providers_differ(self) -> bool:
+        """The answering models are of different providers: the lifts lead, raw scores are background."""
+        return any(d.field == PROVIDER_FIELD for d in self.differs)
+
+
+def _text(value: Any) -> str:
+    """A recorded value as text: ids joined, sampling as compact sorted JSON, no model requested as ``default``.
+
+    Only ``model_requested`` reaches here as ``None``: the other fields are compared only when recorded.
+
+    >>> _text(None), _text(["a", "b"]), _text({"max_tokens": 9, "a": 1})
+    ('default', 'a, b', '{"a":1,"max_tokens":9}')
+    """
+    if value is None:
+        return "default"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return str(value)
+
+
+def judge_differences(before: Judge | None, after: Judge | None) -> tuple[Difference, ...]:
+    """The judge settings recorded on both sides that differ, in ``JUDGE_FIELDS`` order."""
+    if before is None or after is None:
+        if before is after:
+            return ()
+        return (
+            Difference(
+                "judge", "none" if before is None else before.provider, "none" if after is None else after.provider
+            ),
+        )
+    found = []
+    for name in JUDGE_FIELDS:
+        b, a = getattr(before, name), getattr(after, name)
+        if name in IF_RECORDED and not (b and a):
+            continue
+        if b != a:
+            found.append(Difference(f"judge.{name}", _text(b), _text(a)))
+    return tuple(found)
+
+
+def like_for_like(before: Receipt, after: Receipt) -> NotLikeForLike | None:
+    """``None`` when one judge graded both and one provider answered both; otherwise what differs.
+
+    >>> from driftproof.core.models import Lane, Run
+    >>> def made(provider: str) -> Receipt:
+    ...     lane = Lane.model_construct(provider=provider)
+    ...     return Receipt.model_construct(judge=None, run=Run.model_construct(lane=lane))
+    >>> like_for_like(made("anthropic"), made("anthropic")) is None
+    True
+    >>> like_for_like(made("anthropic"), made("openai")).differs
+    (Difference(field='run.lane.provider', before='anthropic', after='openai'),)
+    """
+    judges = judge_differences(before.judge, after.judge)
+    parts = []
+    if judges:
+        shown = "; ".join(f"{JUDGE_FIELDS.get(d.field.removeprefix('judge.'), 'judge')}: {_short(d)}" for d in judges)
+        parts.append(f"{DIFFERENT_JUDGES} ({shown})")
+    providers: tuple[Difference, ...] = ()
+    b, a = before.run.lane.provider, after.run.lane.provider
+    if b != a:
+        providers = (Difference(PROVIDER_FIELD, b, a),)
+        parts.append(f"answering models of different providers ({b} → {a}): {DIFFERENT_PROVIDERS}")
+    if not parts:
+        return None
+    return NotLikeForLike(" · ".join(parts), judges + providers)
+
+
+def _short(d: Difference) -> str:
+    """``before → after``, a template hash cut to 12 characters."""
+    if d.field == "judge.template_sha256":
+        return f"{d.before[:12]} → {d.after[:12]}"
+    return f"{d.before} → {d.after}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,18 +201,23 @@ class DiffResult:
     """Each side without a verdict, with its full reason."""
     wide: WideBand | None
     different_sources: str | None
+    not_like_for_like: NotLikeForLike | None = None
+    """Why the two receipts are not compared case by case though each may have a verdict."""
 
 
-def headline(counts: Counts, withheld: dict[str, str]) -> str:
+def headline(counts: Counts, withheld: dict[str, str], mismatch: str | None = None) -> str:
     """The one line a reviewer reads first.
 
     >>> headline(Counts(regressed=1, improved=2), {})
     '1 case separated downward (regressed), 2 cases separated upward (improved)'
     >>> headline(Counts(no_separation=3), {})
     'no separation detected at this sample size'
+    >>> headline(Counts(), {"after": "a smoke run"}, "graded by different judges")
+    'no verdict: after is a smoke run; graded by different judges'
     """
-    if withheld:
-        return "no verdict: " + "; ".join(f"{side} is {why}" for side, why in withheld.items())
+    if withheld or mismatch:
+        reasons = [f"{side} is {why}" for side, why in withheld.items()] + ([mismatch] if mismatch else [])
+        return "no verdict: " + "; ".join(reasons)
     parts = []
     if counts.regressed:
         parts.append(f"{_n(counts.regressed)} separated downward (regressed)")
@@ -121,6 +249,8 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
     sides = (("before", before), ("after", after))
     withheld = {side: why for side, r in sides if (why := short_reason(r))}
     full = {side: why for side, r in sides if (why := no_verdict_reason(r))}
+    mismatch = like_for_like(before, after)
+    no_call = bool(withheld) or mismatch is not None
     before_cases = {c.id: c for c in before.cases}
     after_ids = [c.id for c in after.cases]
     matched = [c for c in after.cases if c.id in before_cases]
@@ -131,7 +261,7 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
         DiffCase(
             id=c.id,
             comparison=cmp,
-            verdict=None if withheld else cmp.verdict,
+            verdict=None if no_call else cmp.verdict,
             before=summarize(before_cases[c.id].with_skill, before_cases[c.id].threshold),
             after=summarize(c.with_skill, c.threshold),
         )
@@ -142,8 +272,9 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
         if case.verdict is not None:
             tally[case.verdict] += 1
     counts = Counts(**{v.value: n for v, n in tally.items()})
-    if withheld:
-        status = StatusReading(Status.NO_VERDICT, headline(counts, withheld), None)
+    line = headline(counts, withheld, mismatch.reason if mismatch else None)
+    if no_call:
+        status = StatusReading(Status.NO_VERDICT, line, None)
     else:
         status = judge_status(comparisons, new, ref)
     r_before, r_after = read_receipt(before), read_receipt(after)
@@ -152,7 +283,7 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
     return DiffResult(
         status=status.status,
         status_reason=status.reason,
-        headline=headline(counts, withheld),
+        headline=line,
         counts=counts,
         cases=cases,
         unmatched_before=tuple(i for i in before_cases if i not in set(after_ids)),
@@ -162,4 +293,5 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
         no_verdict=full,
         wide=status.wide,
         different_sources=DIFFERENT_SOURCES if src_before and src_after and src_before != src_after else None,
+        not_like_for_like=mismatch,
     )

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from driftproof.core.diff import DiffCase, DiffResult
-from driftproof.core.reading import ArmSummary, CaseReading, ReceiptReading
+from driftproof.core.diff import DiffCase, DiffResult, NotLikeForLike
+from driftproof.core.reading import ArmSummary, CaseReading, NotRun, ReceiptReading
 from driftproof.core.words import CaseVerdict
 
 ROUND = 6
@@ -31,6 +31,24 @@ def arm_json(arm: ArmSummary) -> dict[str, Any]:
         "outcome": None if arm.outcome is None else str(arm.outcome),
         "checks": {"passed": arm.checks_passed, "total": arm.checks_total},
         "skill_fired": None if arm.skill_fired is None else {"fired": arm.skill_fired, "of": arm.skill_fired_of},
+    }
+
+
+def not_run_json(notices: NotRun) -> dict[str, Any]:
+    """What the run did not run: ``suite`` (the suite's notices) and ``cases`` (``id`` and ``notices``)."""
+    return {
+        "suite": list(notices.suite),
+        "cases": [{"id": c.id, "notices": list(c.notices)} for c in notices.cases],
+    }
+
+
+def not_like_for_like_json(mismatch: NotLikeForLike | None) -> dict[str, Any] | None:
+    """Why the two receipts get no per-case verdict against each other, and each setting that differs."""
+    if mismatch is None:
+        return None
+    return {
+        "reason": mismatch.reason,
+        "differs": [{"field": d.field, "before": d.before, "after": d.after} for d in mismatch.differs],
     }
 
 
@@ -79,6 +97,7 @@ def view_json(reading: ReceiptReading) -> dict[str, Any]:
         if reading.wide is None
         else {"band": _num(reading.wide.band), "underpowered": reading.wide.underpowered},
         "cases": cases,
+        "not_run": not_run_json(reading.not_run),
     }
 
 
@@ -109,6 +128,7 @@ def diff_json(result: DiffResult) -> dict[str, Any]:
             "lift_per_1k": _num(r.lift_per_1k),
             "skill_tokens": r.skill_tokens,
             "band_sources": [str(s) for s in r.band_sources],
+            "not_run": not_run_json(r.not_run),
         }
         for name, r in (("before", result.before), ("after", result.after))
     }
@@ -128,5 +148,6 @@ def diff_json(result: DiffResult) -> dict[str, Any]:
         "unmatched": {"before": list(result.unmatched_before), "after": list(result.unmatched_after)},
         "no_verdict": dict(result.no_verdict),
         "different_sources": result.different_sources,
+        "not_like_for_like": not_like_for_like_json(result.not_like_for_like),
         "receipts": side,
     }

@@ -183,6 +183,43 @@ class CaseReading:
 
 
 @dataclass(frozen=True, slots=True)
+class CaseNotices:
+    """What one case did not run on this lane, as the receipt records it (``cases[].notices``)."""
+
+    id: str
+    notices: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NotRun:
+    """What the run did not run of the suite as written: ``suite.notices`` and each case's ``notices``."""
+
+    suite: tuple[str, ...] = ()
+    cases: tuple[CaseNotices, ...] = ()
+
+
+def not_run(receipt: Receipt) -> NotRun:
+    """The notices of a receipt, in receipt order; cases without a notice are left out."""
+    cases = tuple(CaseNotices(c.id, tuple(c.notices)) for c in receipt.cases if c.notices)
+    return NotRun(tuple(receipt.suite.notices), cases)
+
+
+def skill_name(receipt: Receipt) -> str | None:
+    """The skill's name: the directory holding the skill file, else the suite's name, else ``None``.
+
+    >>> from driftproof.core.models import Skill, Suite
+    >>> r = Receipt.model_construct(skill=Skill.model_construct(path="skills/commit-writer/SKILL.md"), suite=Suite())
+    >>> skill_name(r), skill_name(r.model_copy(update={"skill": None}))
+    ('commit-writer', None)
+    """
+    if receipt.skill is not None:
+        parts = [p for p in receipt.skill.path.replace("\\", "/").split("/") if p not in ("", ".")]
+        if len(parts) >= 2 and parts[-2] != "..":
+            return parts[-2]
+    return receipt.suite.name or None
+
+
+@dataclass(frozen=True, slots=True)
 class ReceiptReading:
     """Everything a reader says about one receipt."""
 
@@ -197,6 +234,10 @@ class ReceiptReading:
     cases: tuple[CaseReading, ...]
     wide: WideBand | None
     band_sources: tuple[BandSource, ...]
+    not_run: NotRun = NotRun()
+    """What the run did not run of the suite as written (the "Not run on this lane" section)."""
+    skill_name: str | None = None
+    """The skill's name, for the badge's label (see ``skill_name``)."""
 
 
 def lift_of(cases: Sequence[Case]) -> tuple[float | None, float | None]:
@@ -249,4 +290,6 @@ def read_receipt(receipt: Receipt) -> ReceiptReading:
         cases=cases,
         wide=status.wide,
         band_sources=tuple(sources),
+        not_run=not_run(receipt),
+        skill_name=skill_name(receipt),
     )

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from driftproof import action
+from driftproof.defaults import DEFAULT_JUDGE_MODEL, DEFAULT_JUDGE_PROVIDER
 from driftproof.github import COMMENT_MARKER
 from driftproof.receipts import load_receipt, receipt_json
 from driftproof.run_suite import RunRequest
@@ -75,7 +76,12 @@ def github() -> Iterator[FakeGitHub]:
         yield fake
 
 
+#: The judge these runs use: a stored receipt graded by another judge is not like for like (no verdict).
+SAME_JUDGE = {"judge": {"provider": DEFAULT_JUDGE_PROVIDER, "surface": "api", "model_requested": DEFAULT_JUDGE_MODEL}}
+
+
 def stored(cases: Mapping[str, tuple[list[float], list[float]]] = STORED, **kwargs: object) -> bytes:
+    kwargs.setdefault("extra", SAME_JUDGE)
     return receipt_json(receipt(cases, **kwargs)).encode()  # type: ignore[arg-type]
 
 
@@ -130,7 +136,9 @@ def test_regression_fails_the_gate_with_outputs_and_an_annotation(
     annotation = "::error title=Driftproof%3A case regressed::case subject-line: with-skill 0.85 ± 0.00 (3/3) on main"
     assert annotation in job.log
     report = job.file("report")
-    assert "**Driftproof · regressed** · 1 case separated downward (regressed)" in report
+    assert report.startswith(
+        "**Driftproof · regressed** · `subject-line` -0.31 (0.85 → 0.54, with-skill arm, main → this PR)\n"
+    )
     # the stopping rule drew a fourth pair for subject-line (its with/without bands touched at the top of
     # their spread intervals): 0.50, 0.55, 0.60, 0.50 → 0.54 ± 0.05
     assert "| `subject-line` | 0.85 ± 0.00 (3/3) | 0.54 ± 0.05 (4/4) | -0.31 | regressed |" in report
@@ -148,7 +156,10 @@ def test_improvement_passes(tmp_path: Path, github: FakeGitHub, fake_llm_server:
 
     assert job.code == 0
     assert (job.outputs["status"], job.outputs["regressed"], job.outputs["improved"]) == ("passing", "0", "1")
-    assert "1 case separated upward (improved)" in job.file("report")
+    # subject-line 0.85 → 0.967: Δ +0.117
+    assert job.file("report").startswith(
+        "**Driftproof · passing** · `subject-line` +0.12 (0.85 → 0.97, with-skill arm, main → this PR)\n"
+    )
     assert json.loads(job.file("badge"))["message"].startswith("passing · lift +")
 
 
@@ -161,8 +172,10 @@ def test_underpowered_names_the_draws_needed_and_fails_when_asked(
     assert job.code == 1
     assert (job.outputs["status"], job.outputs["draws-needed"]) == ("underpowered", "65")
     report = job.file("report")
-    assert "**Underpowered.** Not enough draws to conclude at this effect floor." in report
-    assert "| `why-not-what` | 0.000 + 0.040 | 65 |" in report
+    assert report.startswith(
+        "**Driftproof · underpowered** · Not enough draws to conclude at this effect floor. (2 cases, with-skill arm"
+    )
+    assert "| `why-not-what` | 0.75 ± 0.00 (3/3) | 0.74 ± 0.04 (3/3) | 65 |" in report
 
 
 def test_underpowered_passes_the_default_gate(

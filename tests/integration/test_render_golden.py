@@ -18,6 +18,7 @@ from driftproof.core.diff import diff
 from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
 from driftproof.core.words import DIFFERENT_SOURCES, MORE_CASES, NO_SEPARATION_HEADLINE, NOT_ENOUGH_DRAWS, SMOKE_RUN
+from driftproof.receipts import seal_receipt
 from driftproof.render import render_diff, render_first_run, render_summary, render_view
 from tests.builders import legacy_arm, receipt
 
@@ -83,10 +84,30 @@ def full_pair() -> tuple[Receipt, Receipt]:
     return receipt(BEFORE), receipt(AFTER, thresholds={"subject-line": 0.7})  # type: ignore[arg-type]
 
 
+def other_judge_pair() -> tuple[Receipt, Receipt]:
+    """Another judge and another provider on this PR, which also records notices: not like for like."""
+    before, after = full_pair()
+    body = after.model_dump(mode="json")
+    del body["seal"], body["schema_version"]
+    body["judge"].update(model_requested="judge-2", template_sha256="b" * 64)
+    body["run"].update(
+        lane={"provider": "openai", "surface": "cli", "model_requested": "gpt-x", "models_reported": ["gpt-x"]},
+        harness={"name": "codex", "version": "0.40.1"},
+    )
+    for case in body["cases"]:
+        for draw in case["with_skill"]["draws"] + case["baseline"]["draws"]:
+            draw.update(reported_model="gpt-x", model_source="configured")
+    body["suite"]["notices"] = ["task-009 (unnamed): no expect:, nothing to grade; left out"]
+    body["cases"][0]["notices"] = ["assert: not run on this lane"]
+    return before, seal_receipt(body)
+
+
 CASES: dict[str, Callable[[], str]] = {
     "diff_full.md": lambda: diff_md(*full_pair()),
     "diff_smoke.md": lambda: diff_md(receipt(BEFORE), receipt(AFTER, verification="UNVERIFIED", preset="quick")),  # type: ignore[arg-type]
     "diff_wide_band.md": lambda: diff_md(receipt(WIDE), receipt(WIDE)),  # type: ignore[arg-type]
+    "diff_not_like_for_like.md": lambda: diff_md(*other_judge_pair()),
+    "view_notices.md": lambda: render_view(other_judge_pair()[1], read_receipt(other_judge_pair()[1]), title="r.json"),
     "diff_sources.md": lambda: diff_md(
         receipt({"a": (legacy_arm([0.80, 0.85, 0.90]), legacy_arm([0.3, 0.35, 0.4]))}),
         receipt({"a": ([0.5, 0.55, 0.6], BASE)}),
@@ -126,17 +147,21 @@ def test_no_golden_file_is_left_unchecked() -> None:
 
 def test_diff_headline_names_each_direction_and_counts_below_floor_apart() -> None:
     report = CASES["diff_full.md"]()
+    # subject-line 0.90 → 0.55 (Δ −0.35) downward first, then up 0.60 → 0.85 (Δ +0.25)
     assert report.startswith(
-        "**Driftproof · regressed** · 1 case separated downward (regressed), 1 case separated upward (improved) "
-        "(with-skill arm, this PR vs main)\n"
+        "**Driftproof · regressed** · regressed `subject-line` -0.35 (0.90 → 0.55); improved `up` +0.25 "
+        "(0.60 → 0.85) (with-skill arm, main → this PR)\n"
     )
     assert (
         f"**Not called**: 1 {NO_SEPARATION_HEADLINE} · 1 below effect floor · 2 underpowered · "
         "1 inconclusive (lost draws)"
     ) in report
-    assert f"<details><summary>Underpowered (2): {NOT_ENOUGH_DRAWS}</summary>" in report
-    assert "| `close` | 0.000 + 0.040 | 65 |" in report
-    assert "| `noisy` | 0.200 + 0.100 | no draw count reaches the floor: the spreads alone reach it |" in report
+    assert f"**Underpowered** (2): {NOT_ENOUGH_DRAWS}" in report
+    assert "| `close` | 0.75 ± 0.00 (3/3) | 0.74 ± 0.04 (3/3) | 65 |" in report
+    assert (
+        "| `noisy` | 0.70 ± 0.20 (3/3) | 0.70 ± 0.10 (3/3) | no draw count reaches the floor: the spreads alone "
+        "reach it; more cases, or a less noisy case, would help |"
+    ) in report
     assert (
         "- `retry-429`: this PR lost 1 of 3 draws (timeout); main lost 0 of 3 draws. Inconclusive: separated on "
         "measured draws, but not at every score the lost draws could have had."
@@ -154,13 +179,14 @@ def test_diff_headline_names_each_direction_and_counts_below_floor_apart() -> No
 
 def test_no_separation_headline_when_nothing_separated() -> None:
     same = receipt({"a": ([0.70] * 3, BASE), "b": ([0.71] * 3, BASE)})  # R-5: B = 0.01 < 0.05
-    assert diff_md(same, same).startswith(f"**Driftproof · no_separation** · {NO_SEPARATION_HEADLINE} (")
+    assert diff_md(same, same).startswith(f"**Driftproof · {NO_SEPARATION_HEADLINE}** · 2 cases, with-skill arm")
 
 
 def test_wide_band_reads_the_more_cases_sentence() -> None:
     report = CASES["diff_wide_band.md"]()
-    assert f"**Underpowered.** {MORE_CASES}" in report
-    assert "no draw count is given" in report
+    assert report.startswith(f"**Driftproof · underpowered** · {MORE_CASES} (2 cases, with-skill arm, main → this PR)")
+    # R-5: S = sd(0.3, 0.8) = 0.354 per arm, B = sqrt(2) · 0.354 = 0.500
+    assert "the comparison band over 2 cases is 0.500, at or above the 0.05 floor; no draw count is given" in report
 
 
 def test_different_sources_sentence_and_legend_only_when_present() -> None:
@@ -173,14 +199,14 @@ def test_different_sources_sentence_and_legend_only_when_present() -> None:
 
 def test_smoke_side_is_named_and_keeps_its_signed_lift() -> None:
     report = CASES["diff_smoke.md"]()
-    assert report.startswith("**Driftproof · no_verdict** · no verdict: this PR is a smoke run (Smoke run, no verdict)")
+    assert report.startswith("**Driftproof · no verdict** · this PR is a smoke run (Smoke run, no verdict)")
     assert f"> **this PR: {SMOKE_RUN}.** No verdict is given; the lift below is context only." in report
     assert "| lift (with − without) | +0.456 | +0.399 |" in report
     assert "**Not called**" not in report and "regressed |" not in report
     view = CASES["view_smoke.md"]()
-    assert view.startswith(f"**Driftproof · no_verdict** · {SMOKE_RUN}\n")
+    assert view.startswith(f"**Driftproof · no verdict** · {SMOKE_RUN}\n")
     summary = CASES["summary_smoke.md"]()
-    assert "| no_verdict | 0 | 0 | n/a | n/a | – |" in summary and "its lift, +0.399, is context only" in summary
+    assert "| `no_verdict` | 0 | 0 | n/a | n/a | – |" in summary and "its lift, +0.399, is context only" in summary
 
 
 def test_first_run_sentence() -> None:

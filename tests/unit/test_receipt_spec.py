@@ -25,6 +25,7 @@ from driftproof.core.export import diff_json, view_json
 from driftproof.core.models import SCHEMA_VERSION, JudgeSample
 from driftproof.core.reading import read_receipt
 from driftproof.core.schema import schema_id
+from driftproof.receipts import seal_receipt
 from tests.builders import arm, legacy_arm, receipt
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -223,11 +224,24 @@ def emitted_keys() -> set[str]:
         }
     )
     smoke = receipt({"x": ([0.5, 0.6], [0.2, 0.3]), "new": ([0.5], [0.5])}, verification="UNVERIFIED", preset="quick")
-    views = [view_json(read_receipt(r)) for r in (spread, called, smoke)]
+    # another judge, and notices of the suite and of one case (schema 0.14)
+    noted = receipt(
+        {"x": ([0.5, 0.6], [0.2, 0.3])},
+        extra={
+            "judge": {"provider": "anthropic", "surface": "api", "model_requested": "judge-2"},
+            "suite": {"name": "fixture", "notices": ["task-002 (unnamed): no expect:, nothing to grade; left out"]},
+        },
+    )
+    body = noted.model_dump(mode="json")
+    del body["seal"], body["schema_version"]
+    body["cases"][0]["notices"] = ["assert: not run on this lane"]
+    noted = seal_receipt(body)
+    views = [view_json(read_receipt(r)) for r in (spread, called, smoke, noted)]
     assert views[0]["wide_band"] is not None, "the fixture should reach R-5"
-    diffs = [diff_json(diff(a, b)) for a, b in ((called, smoke), (spread, called), (smoke, called))]
+    pairs = ((called, smoke), (spread, called), (smoke, called), (called, noted))
+    diffs = [diff_json(diff(a, b)) for a, b in pairs]
     keys = set().union(*(keys_of(v) for v in views + diffs))
-    assert {"band", "fired", "of", "passed"} <= keys, "the fixtures should fill every nested object"
+    assert {"band", "fired", "of", "passed", "field", "notices"} <= keys, "the fixtures should fill every nested object"
     return keys
 
 

@@ -1,0 +1,115 @@
+"""Markdown for receipt strings: escaping (``md``, ``code``) and the small cell formatters of every report.
+
+Anything that comes from a receipt or a suite (case ids, reasons, model ids, notices) goes through ``md``
+or ``code``: no markdown or HTML injection, no ``@mention`` pings, no broken tables from ``|`` or newlines.
+"""
+
+from __future__ import annotations
+
+import re
+
+from driftproof.core.reading import ArmSummary
+from driftproof.core.words import (
+    NO_DRAW_COUNT,
+    NO_DRAW_COUNT_HELP,
+    NO_VERDICT,
+    SPREAD_UNKNOWN,
+    STATUS_WORDS,
+    VERDICT_WORDS,
+    CaseVerdict,
+    Status,
+)
+
+__all__ = [
+    "band_text",
+    "checks_text",
+    "code",
+    "fired_text",
+    "lost_text",
+    "md",
+    "needed_text",
+    "status_text",
+    "verdict_text",
+]
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]|<>~&#])")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
+
+
+def md(value: object) -> str:
+    """Escape text for a markdown table cell or line: one line, no markup, no mentions, no HTML.
+
+    >>> md("a|b\\n<b>@team **x** (y)")
+    'a\\\\|b \\\\<b\\\\>@\\u200bteam \\\\*\\\\*x\\\\*\\\\* (y)'
+    """
+    text = " ".join(str(value).split())
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return _MENTION.sub("@\u200b", text)
+
+
+def code(value: object, table: bool = True) -> str:
+    """Inline code for an id: one line, backticks replaced so the span cannot break, no mentions.
+
+    In a table cell ``|`` is escaped (GFM splits cells before it reads code spans).
+
+    >>> code("a|b `x`\\n@team"), code("a|b", table=False)
+    ("`a\\\\|b 'x' @\\u200bteam`", '`a|b`')
+    """
+    text = _MENTION.sub("@\u200b", " ".join(str(value).split()).replace("`", "'"))
+    if table:
+        text = text.replace("|", "\\|")
+    return f"`{text or ' '}`"
+
+
+def band_text(arm: ArmSummary) -> str:
+    """``0.91 ± 0.02 (5/6)``: mean ± sd with measured/drawn counts."""
+    if arm.mean is None:
+        return f"no measured draw ({arm.measured}/{arm.drawn})"
+    sd = "sd unknown" if arm.sd is None else f"± {arm.sd:.2f}"
+    return f"{arm.mean:.2f} {sd} ({arm.measured}/{arm.drawn})"
+
+
+def checks_text(arm: ArmSummary) -> str:
+    """Checks passed x/y, or a dash."""
+    return f"{arm.checks_passed}/{arm.checks_total}" if arm.checks_total else "–"
+
+
+def fired_text(arm: ArmSummary) -> str:
+    """Skill fired x/y where measured, or a dash."""
+    return f"{arm.skill_fired}/{arm.skill_fired_of}" if arm.skill_fired is not None else "–"
+
+
+def lost_text(arm: ArmSummary) -> str:
+    """``1 of 6 draws (timeout)``: lost and drawn counts with the recorded reasons."""
+    reasons = sorted(set(arm.lost_reasons))
+    why = f" ({', '.join(reasons)})" if reasons else ""
+    return f"{arm.lost} of {arm.drawn} draws{why}"
+
+
+def needed_text(verdict: CaseVerdict | None, draws_needed: int | None, reason: str | None) -> str:
+    """R-4's draws per arm needed for an underpowered case, or why no count is given; a dash otherwise."""
+    if verdict != CaseVerdict.UNDERPOWERED:
+        return "–"
+    if draws_needed is not None:
+        return str(draws_needed)
+    if reason == NO_DRAW_COUNT:
+        return f"{NO_DRAW_COUNT}: {NO_DRAW_COUNT_HELP}"
+    return reason or SPREAD_UNKNOWN
+
+
+def verdict_text(verdict: CaseVerdict | str | None) -> str:
+    """A case verdict in words (the JSON keeps the token); ``no verdict`` when it is withheld.
+
+    >>> verdict_text(CaseVerdict.BELOW_EFFECT_FLOOR), verdict_text(None)
+    ('below effect floor', 'no verdict')
+    """
+    return NO_VERDICT if verdict is None else VERDICT_WORDS[CaseVerdict(verdict)]
+
+
+def status_text(status: Status | str) -> str:
+    """A receipt or diff status in words, for a report's first line.
+
+    >>> status_text("no_separation"), status_text(Status.NO_VERDICT)
+    ('no separation detected at this sample size', 'no verdict')
+    """
+    return STATUS_WORDS[Status(status)]
