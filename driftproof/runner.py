@@ -198,7 +198,9 @@ class Runner:
             self._release_held()
         except BaseException as exc:  # Ctrl-C, or a lane that cannot go on: leave the journal, stop the pool
             self._stopping.set()
-            pool.shutdown(wait=False, cancel_futures=True)
+            # A stopped run lets the calls already in flight end (queued ones never start), so no connection is
+            # left open under a closed client; Ctrl-C does not wait for them.
+            pool.shutdown(wait=isinstance(exc, RunStopped), cancel_futures=True)
             if not isinstance(exc, RunStopped):
                 self._release_held()
             if journal is not None:
