@@ -46,11 +46,10 @@ from driftproof.github import (
     warning,
     write_outputs,
 )
+from driftproof.markdown import band_text, md
 from driftproof.receipts import load_receipt_bytes
 from driftproof.render import (
-    band_text,
     first_run_sentence,
-    md,
     render_diff,
     render_error_comment,
     render_first_run,

@@ -50,18 +50,12 @@ from driftproof.report_lines import diff_lead, not_run_lines, receipt_facts, vie
 from driftproof.resources import data_dir
 
 __all__ = [
-    # ``band_text``, ``code`` and ``md`` live in ``driftproof.markdown``; they stay named here because
-    # ``driftproof.action`` (and earlier callers) import them from this module.
-    "band_text",
-    "code",
     "first_run_sentence",
-    "md",
     "render_diff",
     "render_error_comment",
     "render_first_run",
     "render_summary",
     "render_view",
-    "signed",
 ]
 
 #: A list longer than this is folded (the underpowered table past its first rows, the notices whole).

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from driftproof.core.decision import needed_draws, signed_or_na
 from driftproof.core.reading import read_receipt
-from driftproof.core.words import SMOKE_RUN, CaseVerdict
-from driftproof.render import signed
+from driftproof.core.words import NO_DRAW_COUNT, NO_DRAW_COUNT_HELP, SMOKE_RUN, STATUS_WORDS, VERDICT_WORDS, CaseVerdict
 from driftproof.run_suite import RunOutcome
 
 
@@ -17,16 +17,20 @@ def print_run_summary(outcome: RunOutcome) -> None:
     n = len(receipt.cases)
     print(f"{head}{judge_text} · {n} case{'' if n == 1 else 's'}")
     spread = f" (±{reading.lift_spread:.2f} across cases)" if reading.lift_spread is not None else ""
-    per_1k = f"   {signed(reading.lift_per_1k)} per 1k skill tokens" if reading.lift_per_1k is not None else ""
-    print(f"status  {reading.status}   lift {signed(reading.lift)}{spread}{per_1k}")
+    per_1k = f"   {signed_or_na(reading.lift_per_1k)} per 1k skill tokens" if reading.lift_per_1k is not None else ""
+    print(f"status  {STATUS_WORDS[reading.status]}   lift {signed_or_na(reading.lift)}{spread}{per_1k}")
     if reading.no_verdict_reason:
         print(f"        {reading.no_verdict_reason}; the lift is context only")
     else:
         counts = {v: sum(1 for c in reading.cases if c.verdict == v) for v in CaseVerdict}
-        parts = [f"{n} {v.value.replace('_', ' ')}" for v, n in counts.items() if n]
-        needed = [c.comparison.draws_needed for c in reading.cases if c.verdict == CaseVerdict.UNDERPOWERED]
-        known = [n for n in needed if n is not None]
-        tail = f" ({max(known)} draws per arm needed)" if known else ""
+        parts = [f"{n} {VERDICT_WORDS[v]}" for v, n in counts.items() if n]
+        needed = needed_draws(c.comparison for c in reading.cases if c.verdict == CaseVerdict.UNDERPOWERED)
+        if needed.n is not None:
+            tail = f" ({needed.n} draws per arm needed)"
+        elif needed.sentence == NO_DRAW_COUNT:
+            tail = f" ({NO_DRAW_COUNT}: {NO_DRAW_COUNT_HELP})"
+        else:
+            tail = f" ({needed.sentence})" if needed.sentence else ""
         print("        " + " · ".join(parts) + tail)
     print(f"receipt {outcome.path}  ({receipt.verification}, seal {receipt.seal.sha256[:12]})")
     print(f"next    driftproof view {outcome.path}   ·   driftproof diff <main receipt> {outcome.path}")
