@@ -1,0 +1,206 @@
+"""The documented workflow's two jobs, end to end, with the steps after the Action as a non-root user (issue 8).
+
+1. A PR check on a repository whose ``main`` stores no receipt yet: a first run, the gate passes.
+2. The merge: the store job on the push to ``main`` runs the Action (root, as in its container), then the
+   documented "Commit the refreshed receipt and badge" step runs as another uid (``nobody``, as the runner's
+   user is) and must read, add, commit and push what the Action wrote.
+3. A second PR that regresses, compared against the receipt the store job pushed: exit 1, ``regressed`` set.
+
+The Action runs as root over a checkout owned by another user, exactly the situation in which 0600 files
+made the store step fail with "Permission denied", so every PR stayed a first run and the gate never fired.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from driftproof import action
+from tests.support.action_sim import (
+    KEY,
+    RECEIPT,
+    REPOSITORY,
+    SKILL,
+    TOKEN,
+    ScoredResponder,
+    action_env,
+    pr_payload,
+    push_payload,
+    read_outputs,
+    suite_yaml,
+)
+from tests.support.fake_github import FakeGitHub
+from tests.support.fake_llm_server import FakeLLMServer
+
+NOBODY = 65534
+ROOT = Path(__file__).resolve().parents[2]
+BASE = [0.20, 0.25, 0.30]
+GOOD = {
+    "subject-line": {"with_skill": [0.85, 0.85, 0.90], "baseline": BASE},
+    "why-not-what": {"with_skill": [0.75], "baseline": BASE},
+}
+WORSE = {
+    "subject-line": {"with_skill": [0.50, 0.55, 0.60], "baseline": BASE},
+    "why-not-what": {"with_skill": [0.75], "baseline": BASE},
+}
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv to act as another uid"
+)
+
+
+def store_step() -> str:
+    """The documented store job's commit step, verbatim from docs/action.md."""
+    docs = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
+    block = docs.split("- name: Commit the refreshed receipt and badge", 1)[1]
+    run = block.split("run: |\n", 1)[1].split("```", 1)[0]
+    return "\n".join(line.removeprefix(" " * 10) for line in run.splitlines() if line.strip())
+
+
+def as_nobody(cwd: Path, script: str, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "bash", "-euo", "pipefail", "-c"]
+    return subprocess.run([*argv, script], cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=60)
+
+
+#: The upstream is a local bare repository here (``file://``), owned by the runner's user; a real remote is
+#: reached over https, where git checks no ownership. Each user trusts it in its global git config (git reads
+#: ``safe.directory`` only there), as it would trust the remote.
+TRUST = "[safe]\n\tdirectory = *\n"
+
+
+def trusting_config(path: Path, owner: int | None = None) -> Path:
+    path.write_text(TRUST, encoding="utf-8")
+    if owner is not None:
+        os.chown(path, owner, owner)
+    return path
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.environ["DRIFTPROOF_TEST_GITCONFIG"]}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A directory another uid can reach (pytest's tmp_path sits under a 0700 directory of root's)."""
+    path = Path(tempfile.mkdtemp(prefix="driftproof-workflow-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def runner_user_env(home: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "runner",
+        "GIT_AUTHOR_EMAIL": "runner@example.test",
+        "GIT_COMMITTER_NAME": "runner",
+        "GIT_COMMITTER_EMAIL": "runner@example.test",
+        "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),
+    }
+
+
+def checkout(upstream: Path, where: Path, branch: str | None = None) -> Path:
+    """``actions/checkout``: a clone owned by the runner's user, as on a hosted runner."""
+    git(upstream.parent, "clone", "-q", f"file://{upstream}", str(where))
+    if branch:
+        git(where, "checkout", "-q", "-b", branch)
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(where)], check=True)
+    return where
+
+
+def run_action(
+    shared: Path, workspace: Path, github: FakeGitHub, llm: FakeLLMServer, *, event: str, payload: object
+) -> tuple[int, dict[str, str], str]:
+    step = shared / f"step-{event}-{len(list(shared.glob('step-*')))}"
+    step.mkdir()
+    env = action_env(
+        step,
+        workspace,
+        github.base_url,
+        event_name=event,
+        payload=payload,  # type: ignore[arg-type]
+        inputs={"github-token": TOKEN},
+        extra={"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": llm.base_url, "HOME": str(step)},
+    )
+    env["GIT_CONFIG_GLOBAL"] = str(trusting_config(step / "gitconfig"))
+    out = io.StringIO()
+    with httpx.Client(trust_env=False) as http:
+        code = action.run(env, http=http, stdout=out)
+    return code, read_outputs(step / "output"), out.getvalue()
+
+
+def scores(server: FakeLLMServer, table: Mapping[str, Mapping[str, Sequence[float]]]) -> None:
+    server.responder = ScoredResponder(table)  # type: ignore[arg-type]
+
+
+def test_pr_check_store_job_as_the_runner_user_then_a_regressing_pr(
+    shared: Path, fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root_config = str(trusting_config(shared / "root-gitconfig"))
+    monkeypatch.setenv("DRIFTPROOF_TEST_GITCONFIG", root_config)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", root_config)  # the Action's own git calls read the process env
+    upstream = shared / "upstream.git"
+    seed = shared / "seed"
+    (seed / "evals").mkdir(parents=True)
+    git(seed, "init", "-q", "-b", "main")
+    (seed / "SKILL.md").write_text(SKILL, encoding="utf-8")
+    (seed / "evals" / "suite.yaml").write_text(suite_yaml(), encoding="utf-8")
+    git(seed, "add", "-A")
+    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "skill and suite")
+    git(shared, "clone", "-q", "--bare", str(seed), str(upstream))
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(upstream)], check=True)
+    home = shared / "runner-home"
+    home.mkdir()
+    os.chown(home, NOBODY, NOBODY)
+    trusting_config(home / "gitconfig", NOBODY)
+
+    with FakeGitHub(repository=REPOSITORY, token=TOKEN) as github:
+        # 1. the first PR: nothing stored on main, so nothing to compare; the gate passes
+        scores(fake_llm_server, GOOD)
+        first = checkout(upstream, shared / "pr1", "pr")
+        code, outputs, log = run_action(
+            shared, first, github, fake_llm_server, event="pull_request", payload=pr_payload()
+        )
+        assert code == 0, log
+        assert "No receipt is stored on main yet" in log
+
+        # 2. the merge: the store job on the push to main, then its commit step as the runner's user
+        main = checkout(upstream, shared / "main")
+        code, outputs, log = run_action(shared, main, github, fake_llm_server, event="push", payload=push_payload())
+        assert code == 0, log
+        assert outputs["receipt"] == RECEIPT
+        for name in ("receipt", "report", "badge"):  # the next step reads what the Action wrote as root
+            done = as_nobody(main, f'cat "{outputs[name]}" > /dev/null', runner_user_env(home))
+            assert done.returncode == 0, done.stderr
+        step_env = {**runner_user_env(home), "RECEIPT": outputs["receipt"], "BADGE": outputs["badge"]}
+        committed = as_nobody(main, store_step(), step_env)
+        assert committed.returncode == 0, committed.stderr
+        stored = git(upstream, "show", f"main:{RECEIPT}")
+        assert '"verification": "TESTED"' in stored
+
+        # 3. a second PR that regresses, against the receipt the store job pushed
+        scores(fake_llm_server, WORSE)
+        second = checkout(upstream, shared / "pr2", "pr")
+        code, outputs, log = run_action(
+            shared, second, github, fake_llm_server, event="pull_request", payload=pr_payload()
+        )
+    assert code == 1, log
+    assert (outputs["status"], outputs["regressed"]) == ("regressed", "1")
+    assert "No receipt is stored" not in log
+    report = (second / outputs["report"]).read_text(encoding="utf-8")
+    assert report.startswith("**Driftproof · regressed** · `subject-line` ")
+    assert yaml.safe_load(stored)["schema_version"] == "0.14"
