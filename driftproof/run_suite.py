@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,7 +27,7 @@ from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import write_receipt
 from driftproof.runner import ARMS, Runner, RunOptions
-from driftproof.suite import Suite, load_suite
+from driftproof.suite import Suite, load_suite, notice_lines, read_skill
 
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
 DELIVERIES = ("system_prompt", "discover")
@@ -81,23 +82,17 @@ def _positive(name: str, value: int) -> None:
         raise InputError(f"--{name} must be a positive integer, got {value}")
 
 
-def _skill(request: RunRequest, suite: Suite) -> tuple[Path | None, str | None]:
-    path = request.skill or suite.skill
-    if path is None:
-        return None, None
-    try:
-        return path, path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such SKILL.md (give --skill PATH or 'skill:' in the suite)") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: SKILL.md is not UTF-8 text") from None
+def _skill(request: RunRequest, suite: Suite) -> tuple[Path, str]:
+    return read_skill(request.skill, suite)
 
 
 def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
     """The answering lane, the judge lane and the requested judge model."""
-    from driftproof.lanes.stub import StubLane, load_script
+    from driftproof.lanes.stub import StubLane, check_script, load_script
 
     script = load_script(request.script) if request.script else None
+    if script is not None and request.script is not None:
+        check_script(script, load_suite(request.suite), request.script)
     if request.script and request.provider != "stub":
         raise InputError("--script drives the stub lane only: add --provider stub")
     judge_provider = judge_provider_for(request.provider, request.judge_provider)
@@ -167,6 +162,7 @@ def run_suite(
     rule = rule_for(draws, max_draws)
     skill_path, skill_text = _skill(request, suite)
     lane, judge, judge_model = make_lanes(request)
+    price = price_for(judge_model, request.price_table)  # a bad price table is refused before any call
     options = RunOptions(
         judge_model=judge_model,
         model=request.model,
@@ -194,6 +190,8 @@ def run_suite(
     journal = Journal(out.with_name(out.name + ".journal"), fingerprint)
     label = f"{suite.name} · {lane.provider}/{request.model or lane.default_model() or 'default'} ({lane.surface})"
     estimate = len(suite.cases) * len(ARMS) * draws * (1 + samples)
+    for line in notice_lines(suite):
+        print(line, file=sys.stderr)
     progress = make_progress(label, estimate, progress_stream)
     runner = Runner(suite, skill_text, lane, judge, options, progress=progress, log_answer=log_answer)
     started = _now()
@@ -217,7 +215,7 @@ def run_suite(
         finished_at=_now(),
         timeout_s=request.timeout_s if lane.provider != "stub" else None,
         max_retries=request.max_retries if lane.surface == "api" else None,  # a CLI retries its own calls
-        price=price_for(judge_model, request.price_table),
+        price=price,
         transcripts=transcripts,
         delivery=request.delivery,
     )
