@@ -162,7 +162,13 @@ def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
             "endpoint_attempts": runner.tally.endpoint_attempts,
         },
         "skill": skill,
-        "suite": {"path": ctx.suite_path, "sha256": suite.sha256, "format": suite.format, "name": suite.name},
+        "suite": {
+            "path": ctx.suite_path,
+            "sha256": suite.sha256,
+            "format": suite.format,
+            "name": suite.name,
+            "notices": list(suite.notices),
+        },
         "judge": {
             "provider": ctx.judge.provider,
             "surface": ctx.judge.surface,

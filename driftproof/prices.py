@@ -8,15 +8,20 @@ samples reported, not retried attempts.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
+from pydantic import ValidationError
+
+from driftproof.bounded import INPUT, found, load_json_bytes, read_capped
 from driftproof.core.models import Price, Usage
 from driftproof.errors import InputError
 
 TABLE_DATE = "2026-11-01"
 
-BUNDLED: dict[str, dict[str, float]] = {
+PRICE_KEYS = ("input_per_mtok", "output_per_mtok", "cache_read_per_mtok", "cache_write_per_mtok")
+
+BUNDLED: dict[str, Any] = {
     "claude-haiku-4-5": {
         "input_per_mtok": 1.0,
         "output_per_mtok": 5.0,
@@ -40,20 +45,38 @@ def price_for(model: str | None, table_file: Path | None = None) -> Price | None
         return None
     table, source = BUNDLED, f"bundled price table {TABLE_DATE}"
     if table_file is not None:
-        try:
-            loaded = json.loads(table_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"{table_file}: cannot read the price table: {exc}") from None
-        if not isinstance(loaded, dict):
-            raise InputError(f"{table_file}: a price table maps model ids to prices")
-        table, source = loaded, str(table_file)
+        table, source = _read_table(table_file), str(table_file)
     match = max((k for k in table if model == k or model.startswith(k + "-")), key=len, default=None)
     if match is None:
         return None
+    entry = table[match]
+    where = f"{table_file or 'price table'}: {match}"
+    if not isinstance(entry, dict):
+        raise InputError(f"{where}: a price is a mapping (input_per_mtok, output_per_mtok, ...), found {found(entry)}")
+    for key, value in entry.items():
+        if isinstance(value, bool):  # pydantic would read true as 1.0
+            raise InputError(f"{where}.{key}: a number of USD, at least 0, found {found(value)}")
     try:
-        return Price.model_validate({**table[match], "source": f"{source}: {match}"})
-    except ValueError as exc:
-        raise InputError(f"{table_file or 'price table'}: {match}: {str(exc).splitlines()[0]}") from None
+        return Price.model_validate({**entry, "source": f"{source}: {match}"})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"])
+        if err["type"] == "missing":
+            raise InputError(f"{where}.{key}: missing; a price needs '{key}'") from None
+        if err["type"] == "extra_forbidden":
+            raise InputError(f"{where}.{key}: not a key of a price (its keys: {', '.join(PRICE_KEYS)})") from None
+        raise InputError(f"{where}.{key}: a number of USD, at least 0, found {found(err.get('input'))}") from None
+
+
+def _read_table(path: Path) -> dict[str, Any]:
+    try:
+        raw = read_capped(path, INPUT, InputError, "a price table")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the price table ({exc.strerror})") from None
+    loaded = load_json_bytes(raw, str(path), limits=INPUT, error=InputError, what="a price table")
+    if not isinstance(loaded, dict):
+        raise InputError(f"{path}: a price table maps model ids to prices, found {found(loaded)}")
+    return loaded
 
 
 def cost(usage: Usage, price: Price | None) -> float | None:

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from driftproof.atomic import write_text
+from driftproof.bounded import RECEIPT, load_json_bytes, read_capped
 from driftproof.core.models import READ_RESTAMPED_SMOKE, SCHEMA_VERSION, Receipt, Seal
 from driftproof.core.seal import check_seal, sealed
 from driftproof.errors import ReceiptError
@@ -44,27 +45,36 @@ def _first_error(version: str, doc: dict[str, Any]) -> str | None:
     return None
 
 
-class _NonFinite(ValueError):
-    pass
-
-
-def _refuse_constant(name: str) -> Any:
-    raise _NonFinite(name)
-
-
 def parse_document(raw: bytes, source: str) -> dict[str, Any]:
-    """Parse receipt bytes into a JSON object, or raise a one-line ``ReceiptError``."""
-    try:
-        doc = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
-    except _NonFinite as exc:
-        raise ReceiptError(f"{source}: {exc} is not a JSON number; a receipt holds finite numbers only") from None
-    except UnicodeDecodeError:
-        raise ReceiptError(f"{source}: not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise ReceiptError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    """Parse receipt bytes into a JSON object within ``bounded.RECEIPT``, or raise a one-line ``ReceiptError``."""
+    doc = load_json_bytes(raw, source, limits=RECEIPT, error=ReceiptError, what="a receipt")
     if not isinstance(doc, dict):
         raise ReceiptError(f"{source}: a receipt is a JSON object, found {type(doc).__name__}")
     return doc
+
+
+def _version_key(version: str) -> tuple[int, ...] | None:
+    parts = version.split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+
+
+def _unread_version(doc: dict[str, Any], source: str) -> ReceiptError:
+    """Which versions this Driftproof reads, and whether a newer one wrote the file."""
+    known, version = known_schema_versions(), doc.get("schema_version")
+    reads = ", ".join(known)
+    if "schema_version" not in doc:
+        return ReceiptError(
+            f"{source}: schema_version: missing; a receipt names its schema version (this Driftproof reads {reads})"
+        )
+    if not isinstance(version, str):
+        return ReceiptError(
+            f"{source}: schema_version: {version!r} is not a version string (this Driftproof reads {reads})"
+        )
+    message = f"{source}: schema_version: {version!r} is not one this Driftproof reads (it reads {reads})"
+    key, newest = _version_key(version), max(filter(None, map(_version_key, known)), default=None)
+    if key is not None and newest is not None and key > newest:
+        message += "; a newer Driftproof wrote it"
+    return ReceiptError(message)
 
 
 def is_restamped_smoke(doc: dict[str, Any]) -> bool:
@@ -84,12 +94,8 @@ def check_document(doc: dict[str, Any], source: str, *, read_restamped_smoke: bo
     version = doc.get("schema_version")
     if doc.get("verification") == "FORMAL":
         raise ReceiptError(f"{source}: verification: FORMAL is reserved and never written; refusing it")
-    known = known_schema_versions()
-    if not isinstance(version, str) or version not in known:
-        raise ReceiptError(
-            f"{source}: schema_version: {version!r} is not a version this Driftproof reads "
-            f"({', '.join(known)}); upgrade driftproof or check the file"
-        )
+    if not isinstance(version, str) or version not in known_schema_versions():
+        raise _unread_version(doc, source)
     checked = {**doc, "verification": "UNVERIFIED"} if read_restamped_smoke and is_restamped_smoke(doc) else doc
     error = _first_error(version, checked)
     if error is not None:
@@ -126,7 +132,7 @@ def load_receipt(path: Path | str, *, read_restamped_smoke: bool = False) -> Rec
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_capped(path, RECEIPT, ReceiptError, "a receipt")
     except FileNotFoundError:
         raise ReceiptError(f"{path}: no such file") from None
     except IsADirectoryError:

@@ -28,7 +28,7 @@ from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import write_receipt
 from driftproof.runner import ARMS, DEFAULT_MAX_CONSECUTIVE_FAILURES, Runner, RunOptions
-from driftproof.suite import Suite, load_suite
+from driftproof.suite import Suite, load_suite, notice_lines, read_skill
 
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
 """What ``--quick`` fixes: a smoke run of the first case."""
@@ -139,16 +139,8 @@ def resolve_counts(request: RunRequest) -> Counts:
     return Counts(draws, rule_for(draws, given_max).max_draws, samples, concurrency, None)
 
 
-def _skill(request: RunRequest, suite: Suite) -> tuple[Path | None, str | None]:
-    path = request.skill or suite.skill
-    if path is None:
-        return None, None
-    try:
-        return path, path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such SKILL.md (give --skill PATH or 'skill:' in the suite)") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: SKILL.md is not UTF-8 text") from None
+def _skill(request: RunRequest, suite: Suite) -> tuple[Path, str]:
+    return read_skill(request.skill, suite)
 
 
 def surface_of(request: RunRequest) -> str:
@@ -161,9 +153,11 @@ def surface_of(request: RunRequest) -> str:
 def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
     """The answering lane, the judge lane and the requested judge model, all built by the lane registry."""
     from driftproof.lanes.registry import make_lane
-    from driftproof.lanes.stub import load_script
+    from driftproof.lanes.stub import check_script, load_script
 
     script = load_script(request.script) if request.script else None
+    if script is not None and request.script is not None:
+        check_script(script, load_suite(request.suite), request.script)
     if request.script and request.provider != "stub":
         raise InputError("--script drives the stub lane only: add --provider stub")
     judge_provider = judge_provider_for(request.provider, request.judge_provider)
@@ -243,35 +237,37 @@ def run_suite(
     skill_path, skill_text = _skill(request, suite)
     out = request.out or default_out(request.suite, request.quick)
     check_output(out)
-    lane, judge, judge_model = make_lanes(request)
+    max_failures = _count("max-consecutive-failures", request.max_consecutive_failures, low=0)
     rule = rule_for(counts.draws, counts.max_draws)
-    options = RunOptions(
-        judge_model=judge_model,
-        model=request.model,
-        judge_samples=counts.judge_samples,
-        rule=rule,
-        concurrency=counts.concurrency,
-        capture=request.capture,
-        max_consecutive_failures=_count("max-consecutive-failures", request.max_consecutive_failures, low=0),
-    )
-    fingerprint = run_fingerprint(
-        {
-            "suite": suite.sha256,
-            "cases": [c.id for c in suite.cases],
-            "skill": skill_text,
-            "lane": [lane.provider, lane.surface, request.model, request.base_url],
-            "judge": [judge.provider, judge_model, request.judge_base_url],
-            "rule": rule.describe(),
-            "samples": counts.judge_samples,
-            "capture": request.capture,
-            **({"delivery": request.delivery} if request.delivery != "system_prompt" else {}),
-            "preset": counts.preset,
-            "script": str(request.script) if request.script else None,
-        }
-    )
-    try:
+    lane, judge, judge_model = make_lanes(request)
+    try:  # what can still be refused once the lanes exist: the price table, the journal
+        price = price_for(judge_model, request.price_table)
+        options = RunOptions(
+            judge_model=judge_model,
+            model=request.model,
+            judge_samples=counts.judge_samples,
+            rule=rule,
+            concurrency=counts.concurrency,
+            capture=request.capture,
+            max_consecutive_failures=max_failures,
+        )
+        fingerprint = run_fingerprint(
+            {
+                "suite": suite.sha256,
+                "cases": [c.id for c in suite.cases],
+                "skill": skill_text,
+                "lane": [lane.provider, lane.surface, request.model, request.base_url],
+                "judge": [judge.provider, judge_model, request.judge_base_url],
+                "rule": rule.describe(),
+                "samples": counts.judge_samples,
+                "capture": request.capture,
+                **({"delivery": request.delivery} if request.delivery != "system_prompt" else {}),
+                "preset": counts.preset,
+                "script": str(request.script) if request.script else None,
+            }
+        )
         journal = _journal_for(request, out, fingerprint)
-    except InputError:
+    except BaseException:
         lane.close()
         judge.close()
         raise
@@ -292,7 +288,7 @@ def run_suite(
         finished_at=_now(),
         timeout_s=options_timeout(request, lane),
         max_retries=request.max_retries if lane.surface == "api" else None,  # a CLI retries its own calls
-        price=price_for(judge_model, request.price_table),
+        price=price,
         transcripts=transcripts,
         delivery=request.delivery,
     )
@@ -323,6 +319,8 @@ def _draw(
     """Draw and judge every case; a stopped run keeps its journal only when it holds finished draws."""
     lane, judge = lanes
     stream = progress_stream if progress_stream is not None else sys.stderr
+    for line in notice_lines(suite):  # what of the suite as written is not run, before any call
+        print(line, file=stream, flush=True)
     print(counts.plan_line(len(suite.cases)), file=stream, flush=True)
     label = f"{suite.name} · {lane.provider}/{request.model or lane.default_model() or 'default'} ({lane.surface})"
     progress = make_progress(label, len(suite.cases) * len(ARMS) * counts.draws * (1 + counts.judge_samples), stream)

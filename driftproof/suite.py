@@ -1,117 +1,31 @@
 """Suites: the native format (YAML or JSON), skill-creator ``evals/evals.json`` and Caliper ``.eval.yaml``.
 
-Every problem is one ``InputError`` line naming the file and the field, raised before any model call.
-A case needs a rubric or at least one criterion; an empty criteria list is refused.
+Every problem is one ``InputError`` line naming the file and the field as written, raised before any model
+call. A case needs a rubric or at least one criterion; an empty criteria list is refused. Whatever of a
+suite this lane does not run (a Caliper task left out, an ``assert:`` not run, attached files not supplied)
+becomes a notice: ``Suite.notices`` for the suite, ``SuiteCase.notices`` for a case; ``notice_lines`` prints
+them before the first call and the receipt keeps them. The native format's models live in
+:mod:`driftproof._native_suite`; this module is the public face.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ValidationError
 
+from driftproof._native_suite import CASE_ID, MAX_CRITERIA, MAX_TEXT, CheckSpec, SuiteIn, explain
+from driftproof.bounded import INPUT, decode, found, load_data, read_capped
 from driftproof.errors import InputError
 
-MAX_TEXT = 20_000  # characters of a rubric or one criterion's description
-MAX_PROMPT = 200_000
-MAX_CRITERIA = 50
-CASE_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
-CHECK_KINDS = ("regex", "contains", "not_contains", "max_chars", "json", "conventional_commit")
+__all__ = ["CheckSpec", "Criterion", "Suite", "SuiteCase", "load_suite", "notice_lines", "read_skill"]
 
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class CheckSpec(_Strict):
-    """A deterministic post-check on an answer; shown beside the scores, never in a verdict."""
-
-    kind: Literal["regex", "contains", "not_contains", "max_chars", "json", "conventional_commit"]
-    name: str | None = Field(None, max_length=200)
-    pattern: str | None = Field(None, max_length=2000, description="regex: a Python regular expression")
-    value: str | int | None = Field(None, description="contains/not_contains: text; max_chars: a number")
-    ignore_case: bool = False
-    max_subject: int = Field(72, ge=1, description="conventional_commit: longest subject line allowed")
-
-    @model_validator(mode="after")
-    def _needs(self) -> CheckSpec:
-        if self.kind == "regex":
-            if not self.pattern:
-                raise ValueError("a regex check needs 'pattern'")
-            try:
-                re.compile(self.pattern)
-            except re.error as exc:
-                raise ValueError(f"'pattern' is not a valid regular expression: {exc}") from None
-        if self.kind in ("contains", "not_contains") and not isinstance(self.value, str):
-            raise ValueError(f"a {self.kind} check needs 'value' (text)")
-        if self.kind == "max_chars" and (not isinstance(self.value, int) or self.value < 0):
-            raise ValueError("a max_chars check needs 'value' (a non-negative integer)")
-        return self
-
-    @property
-    def label(self) -> str:
-        """The check's name, or one made from its kind and argument."""
-        if self.name:
-            return self.name
-        arg = self.pattern if self.kind == "regex" else self.value
-        return self.kind if arg is None else f"{self.kind}: {arg}"
-
-
-class CriterionIn(_Strict):
-    """A weighted criterion."""
-
-    id: Annotated[str, Field(pattern=CASE_ID)]
-    weight: float = Field(1.0, gt=0, le=1000)
-    description: str = Field(min_length=1, max_length=MAX_TEXT)
-
-
-class CaseIn(_Strict):
-    """One case as written in a native suite."""
-
-    id: Annotated[str, Field(pattern=CASE_ID)]
-    prompt: str = Field(min_length=1, max_length=MAX_PROMPT)
-    rubric: str | None = Field(None, min_length=1, max_length=MAX_TEXT)
-    criteria: list[CriterionIn] | None = Field(None, max_length=MAX_CRITERIA)
-    threshold: float | None = Field(None, ge=0, le=1)
-    checks: list[CheckSpec] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def _gradeable(self) -> CaseIn:
-        if self.rubric is not None and self.criteria is not None:
-            raise ValueError("give either 'rubric' or 'criteria', not both")
-        if self.rubric is None and not self.criteria:
-            what = "an empty 'criteria' list" if self.criteria == [] else "neither 'rubric' nor 'criteria'"
-            raise ValueError(f"{what}: a case needs a rubric or at least one criterion for the judge")
-        if self.criteria:
-            ids = [c.id for c in self.criteria]
-            if len(set(ids)) != len(ids):
-                raise ValueError("criterion ids must be unique")
-        return self
-
-
-class SuiteIn(_Strict):
-    """A native suite file."""
-
-    name: str | None = Field(None, max_length=200)
-    skill: str | None = Field(None, description="SKILL.md path, relative to the suite file")
-    threshold: float | None = Field(None, ge=0, le=1)
-    cases: list[CaseIn] = Field(min_length=1)
-
-    @field_validator("cases")
-    @classmethod
-    def _unique(cls, cases: list[CaseIn]) -> list[CaseIn]:
-        seen: set[str] = set()
-        for c in cases:
-            if c.id in seen:
-                raise ValueError(f"case id '{c.id}' appears twice")
-            seen.add(c.id)
-        return cases
+NOT_RUN = "driftproof: not run on this lane: "
+"""The prefix of each notice line printed before a run's first call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,35 +68,16 @@ class Suite:
     notices: tuple[str, ...] = ()
 
 
-def _field(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
-
-
-def _invalid(path: Path, exc: ValidationError) -> InputError:
-    err = exc.errors()[0]
-    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-    message = str(err["msg"]).removeprefix("Value error, ")
-    return InputError(f"{path}: {_field(loc)}: {message}")
-
-
 def _read(path: Path) -> tuple[Any, bytes]:
     try:
-        raw = path.read_bytes()
+        raw = read_capped(path, INPUT, InputError, "a suite")
     except FileNotFoundError:
         raise InputError(f"{path}: no such suite file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a suite file") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    try:
-        text = raw.decode("utf-8")
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        first = str(exc).splitlines()[0]
-        raise InputError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {first}") from None
+    data = load_data(raw, str(path), as_json=path.suffix == ".json", limits=INPUT, error=InputError, what="a suite")
     return data, raw
 
 
@@ -190,7 +85,7 @@ def _native(path: Path, data: Any, raw: bytes) -> Suite:
     try:
         parsed = SuiteIn.model_validate(data)
     except ValidationError as exc:
-        raise _invalid(path, exc) from None
+        raise explain(path, exc) from None
     cases = tuple(
         SuiteCase(
             id=c.id,
@@ -206,38 +101,71 @@ def _native(path: Path, data: Any, raw: bytes) -> Suite:
     return Suite(path, "native", parsed.name or path.stem, _sha(raw), skill, cases)
 
 
+def _strings(item: dict[str, Any], key: str, where: str) -> list[str]:
+    """``expectations`` or ``assertions``: absent, or a list of non-empty strings."""
+    if key not in item:
+        return []
+    value = item[key]
+    if not isinstance(value, list):
+        raise InputError(f"{where}.{key}: a list of strings, found {found(value)}")
+    for k, s in enumerate(value):
+        if not isinstance(s, str) or not s.strip():
+            raise InputError(f"{where}.{key}[{k}]: a non-empty string, found {found(s)}")
+    return [s.strip() for s in value]
+
+
+def _eval_id(item: dict[str, Any], i: int, where: str) -> str:
+    raw_id = item.get("id", i + 1)
+    if isinstance(raw_id, bool) or not isinstance(raw_id, (int, str)):
+        raise InputError(f"{where}.id: a whole number or text, found {found(raw_id)}")
+    case_id = str(raw_id)
+    if not re.match(CASE_ID, case_id):
+        raise InputError(f"{where}.id: {case_id!r} is not a usable case id")
+    return case_id
+
+
+def _files_notice(item: dict[str, Any], case_id: str, where: str) -> tuple[str, ...]:
+    files = item.get("files")
+    if files is None or files == []:
+        return ()
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise InputError(f"{where}.files: a list of paths, found {found(files)}")
+    n = len(files)
+    shown = ", ".join(files[:5]) + (", ..." if n > 5 else "")
+    noun = "file is" if n == 1 else "files are"
+    return (f"eval {case_id}: files: {n} attached input {noun} not supplied ({shown})",)
+
+
+def _eval_case(item: Any, i: int, path: Path) -> SuiteCase:
+    where = f"{path}: evals[{i}]"
+    if not isinstance(item, dict):
+        raise InputError(f"{where}: an eval is an object, found {found(item)}")
+    prompt = item.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise InputError(f"{where}.prompt: a non-empty prompt is required")
+    case_id = _eval_id(item, i, where)
+    statements = [*_strings(item, "expectations", where), *_strings(item, "assertions", where)]
+    expected = item.get("expected_output")
+    if expected is not None and not isinstance(expected, str):
+        raise InputError(f"{where}.expected_output: text, found {found(expected)}")
+    criteria = [Criterion(f"e{k + 1}", 1.0, s) for k, s in enumerate(dict.fromkeys(statements))]
+    if expected and expected.strip():
+        criteria.insert(0, Criterion("expected-output", 1.0, f"The answer matches: {expected.strip()}"))
+    if not criteria:
+        raise InputError(f"{where}: neither expected_output nor expectations: nothing for the judge to grade")
+    if len(criteria) > MAX_CRITERIA:
+        raise InputError(f"{where}.expectations: at most {MAX_CRITERIA} criteria, found {len(criteria)}")
+    if any(len(c.description) > MAX_TEXT for c in criteria):
+        raise InputError(f"{where}.expectations: an expectation is longer than {MAX_TEXT} characters")
+    return SuiteCase(case_id, prompt, None, tuple(criteria), None, (), _files_notice(item, case_id, where))
+
+
 def _skill_creator(path: Path, data: dict[str, Any], raw: bytes) -> Suite:
     """skill-creator ``evals/evals.json``: prompt, expected output, expectations (or assertions) → criteria."""
     evals = data.get("evals")
     if not isinstance(evals, list) or not evals:
         raise InputError(f"{path}: evals: a non-empty list of evals is required")
-    cases = []
-    for i, item in enumerate(evals):
-        where = f"{path}: evals[{i}]"
-        if not isinstance(item, dict):
-            raise InputError(f"{where}: an eval is an object")
-        prompt = item.get("prompt")
-        if not isinstance(prompt, str) or not prompt.strip():
-            raise InputError(f"{where}.prompt: a non-empty prompt is required")
-        raw_id = item.get("id", i + 1)
-        case_id = str(raw_id) if isinstance(raw_id, (int, str)) and str(raw_id) else f"eval-{i + 1}"
-        if not re.match(CASE_ID, case_id):
-            raise InputError(f"{where}.id: {case_id!r} is not a usable case id")
-        statements = [*item.get("expectations", []), *item.get("assertions", [])]
-        if not all(isinstance(s, str) and s.strip() for s in statements):
-            raise InputError(f"{where}.expectations: every expectation is a non-empty string")
-        expected = item.get("expected_output")
-        criteria = [Criterion(f"e{k + 1}", 1.0, s.strip()) for k, s in enumerate(dict.fromkeys(statements))]
-        if isinstance(expected, str) and expected.strip():
-            criteria.insert(0, Criterion("expected-output", 1.0, f"The answer matches: {expected.strip()}"))
-        if not criteria:
-            raise InputError(f"{where}: neither expected_output nor expectations: nothing for the judge to grade")
-        if len(criteria) > MAX_CRITERIA:
-            raise InputError(f"{where}.expectations: at most {MAX_CRITERIA} criteria, found {len(criteria)}")
-        if any(len(c.description) > MAX_TEXT for c in criteria):
-            raise InputError(f"{where}.expectations: an expectation is longer than {MAX_TEXT} characters")
-        notices = ("files: attached input files are not supplied on this lane",) if item.get("files") else ()
-        cases.append(SuiteCase(case_id, prompt, None, tuple(criteria), None, (), notices))
+    cases = [_eval_case(item, i, path) for i, item in enumerate(evals)]
     ids = [c.id for c in cases]
     if len(set(ids)) != len(ids):
         raise InputError(f"{path}: evals: ids must be unique")
@@ -246,34 +174,100 @@ def _skill_creator(path: Path, data: dict[str, Any], raw: bytes) -> Suite:
     return Suite(path, "skill-creator", str(name), _sha(raw), skill, tuple(cases))
 
 
+#: What each Caliper task key asks for that this lane does not do.
+_NOT_RUN_KEYS = {
+    "assert": "assert: (a Python assertion) is not run",
+    "activates": "activates: (which skills the agent loads) is not checked",
+    "setup": "setup: (a shell command before each attempt) is not run",
+    "cleanup": "cleanup: (a shell command after each attempt) is not run",
+    "history": "history: (planted earlier turns) is not supplied",
+}
+
+
+def _caliper_skills(path: Path, data: dict[str, Any]) -> tuple[Path | None, list[str]]:
+    """The skill under test (``skills[0]`` when it is a path) and what is said about the others."""
+    if "skill" in data:
+        raise InputError(f"{path}: skill: became skills: in v0.10; see Caliper's docs/MIGRATING-to-skills.md")
+    skills = data.get("skills")
+    if skills is None or skills == []:
+        return None, []  # a bare agent: read_skill asks for --skill
+    if not isinstance(skills, list):
+        raise InputError(f"{path}: skills: a list of skills (- ./SKILL.md), found {found(skills)}")
+    for k, entry in enumerate(skills):
+        if not (isinstance(entry, str) and entry.strip()) and not (
+            isinstance(entry, dict) and isinstance(entry.get("repo"), str)
+        ):
+            raise InputError(
+                f"{path}: skills[{k}]: a path (text) or a git source (repo:, ref:, path:), found {found(entry)}"
+            )
+    said = [f"skills[{k}]: {_source(e)}, a neighbour skill, is not installed" for k, e in enumerate(skills) if k]
+    first = skills[0]
+    if isinstance(first, dict):
+        note = f"skills[0]: a git source (repo: {first['repo']}), which Driftproof does not fetch;"
+        return None, [f"{note} give --skill PATH to a local copy of its SKILL.md", *said]
+    return (path.parent / first).resolve(), [
+        f"skills[0]: {first} is the skill under test (unless --skill names another)",
+        *said,
+    ]
+
+
+def _source(entry: str | dict[str, Any]) -> str:
+    return entry if isinstance(entry, str) else f"repo {entry['repo']}"
+
+
+def _caliper_blocks(data: dict[str, Any]) -> list[str]:
+    """Top-level blocks of a spec that this lane does not honour."""
+    said = []
+    mcp = data.get("mcp")
+    if isinstance(mcp, dict) and mcp:
+        names = ", ".join(str(k) for k in mcp)
+        servers = "1 MCP server" if len(mcp) == 1 else f"{len(mcp)} MCP servers"
+        said.append(f"mcp: {servers} ({names}) {'is' if len(mcp) == 1 else 'are'} not started")
+    if data.get("sandbox"):
+        said.append("sandbox: forbidden_files and extra_path are not applied")
+    return said
+
+
+def _caliper_task(task: Any, i: int, path: Path) -> tuple[SuiteCase | None, str | None]:
+    """One task: its case, or None with the notice saying why it was left out."""
+    where = f"{path}: tasks[{i}]"
+    if not isinstance(task, dict):
+        raise InputError(f"{where}: a task is a mapping, found {found(task)}")
+    label = f"task-{i + 1:03d} ({task['name'] if isinstance(task.get('name'), str) else 'no name'})"
+    prompt, expect = task.get("prompt"), task.get("expect")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise InputError(f"{where}.prompt: a non-empty prompt is required")
+    if expect is not None and not isinstance(expect, str):
+        raise InputError(f"{where}.expect: text (the condition the judge checks), found {found(expect)}")
+    if isinstance(expect, str) and not expect.strip():
+        raise InputError(f"{where}.expect: empty; write the condition the judge checks, or remove the key")
+    skipped = [k for k in _NOT_RUN_KEYS if k in task]
+    if expect is None:
+        checks = [k for k in skipped if k in ("assert", "activates")]
+        if not checks:
+            raise InputError(f"{where}: a task needs expect:, assert: or activates: (Caliper's rule)")
+        why = " and ".join(_NOT_RUN_KEYS[k] for k in checks)
+        return None, f"{label}: left out: it has no expect: for the judge, and {why}"
+    notices = tuple(f"{label}: {_NOT_RUN_KEYS[k]}" for k in skipped)
+    return SuiteCase(f"task-{i + 1:03d}", prompt, expect.strip(), None, None, (), notices), None
+
+
 def _caliper(path: Path, data: dict[str, Any], raw: bytes) -> Suite:
-    """Caliper ``.eval.yaml``: ``expect:`` → rubric; ``assert:`` and ``activates:`` are not run on this lane."""
+    """Caliper ``.eval.yaml``: ``expect:`` → rubric; ``assert:``, ``activates:`` and the rest are noticed."""
+    skill, notices = _caliper_skills(path, data)
+    notices += _caliper_blocks(data)
     tasks = data.get("tasks")
     if not isinstance(tasks, list) or not tasks:
         raise InputError(f"{path}: tasks: a non-empty list of tasks is required")
-    cases, notices = [], []
+    cases = []
     for i, task in enumerate(tasks):
-        where = f"{path}: tasks[{i}]"
-        if not isinstance(task, dict):
-            raise InputError(f"{where}: a task is a mapping")
-        case_id = f"task-{i + 1:03d}"
-        prompt, expect = task.get("prompt"), task.get("expect")
-        if not isinstance(prompt, str) or not prompt.strip():
-            raise InputError(f"{where}.prompt: a non-empty prompt is required")
-        skipped = [k for k in ("assert", "activates", "setup", "cleanup") if k in task]
-        if not isinstance(expect, str) or not expect.strip():
-            notices.append(f"{case_id} ({task.get('name', 'unnamed')}): no expect:, nothing to grade; left out")
-            continue
-        case_notices = tuple(f"{k}: not run on this lane" for k in skipped)
-        cases.append(SuiteCase(case_id, prompt, expect.strip(), None, None, (), case_notices))
+        case, left_out = _caliper_task(task, i, path)
+        if case is not None:
+            cases.append(case)
+        if left_out is not None:
+            notices.append(left_out)
     if not cases:
         raise InputError(f"{path}: tasks: no task has an expect:, so nothing can be graded on this lane")
-    skill = None
-    for entry in data.get("skills", []) or []:
-        if isinstance(entry, str):
-            skill = (path.parent / entry).resolve()
-            notices.append(f"skill under test taken from skills[0]: {entry}")
-            break
     return Suite(path, "caliper", path.name.removesuffix(".eval.yaml"), _sha(raw), skill, tuple(cases), tuple(notices))
 
 
@@ -285,10 +279,57 @@ def load_suite(path: Path | str) -> Suite:
     """Load a suite in any supported format; the format is told from the name and the shape."""
     path = Path(path)
     data, raw = _read(path)
-    if not isinstance(data, (dict, list)):
-        raise InputError(f"{path}: a suite is a mapping with a 'cases' list")
     if isinstance(data, dict) and "evals" in data and "cases" not in data:
         return _skill_creator(path, data, raw)
     if isinstance(data, dict) and "tasks" in data and "cases" not in data:
         return _caliper(path, data, raw)
     return _native(path, data, raw)
+
+
+def notice_lines(suite: Suite) -> list[str]:
+    """Every notice of the suite, then of each case, as the lines printed before a run's first call."""
+    return [NOT_RUN + n for n in (*suite.notices, *(n for case in suite.cases for n in case.notices))]
+
+
+def _no_skill(suite: Suite) -> InputError:
+    why = "a run with no skill measures nothing"
+    if suite.format == "caliper":
+        return InputError(
+            f"{suite.path}: skills: no local SKILL.md path in skills[0], and no --skill given: {why}; give --skill PATH"
+        )
+    if suite.format == "skill-creator":
+        beside = suite.path.parent.parent / "SKILL.md"
+        return InputError(
+            f"{suite.path}: no SKILL.md at {beside} (beside evals/), and no --skill given: {why}; give --skill PATH"
+        )
+    fix = "add 'skill: SKILL.md' to the suite or give --skill PATH"
+    return InputError(f"{suite.path}: skill: missing, and no --skill given: {why}; {fix}")
+
+
+def read_skill(path: Path | None, suite: Suite) -> tuple[Path, str]:
+    """The SKILL.md under test (``--skill`` first, else the suite's) and its text; refused when there is none,
+    when it is missing, a directory, not UTF-8, over 8 MiB, or empty."""
+    given = path is not None
+    path = path if path is not None else suite.skill
+    if path is None:
+        raise _no_skill(suite)
+    try:
+        raw = read_capped(path, INPUT, InputError, "a SKILL.md")
+    except FileNotFoundError:
+        if not given:
+            field = "skills[0]" if suite.format == "caliper" else "skill"
+            raise InputError(f"{suite.path}: {field}: {path} does not exist") from None
+        raise InputError(f"{path}: no such SKILL.md (given by --skill)") from None
+    except IsADirectoryError:
+        inside = path / "SKILL.md"
+        hint = f" (did you mean {inside}?)" if inside.is_file() else ""
+        raise InputError(f"{path}: is a directory, not a SKILL.md{hint}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: SKILL.md cannot be read ({exc.strerror})") from None
+    try:
+        text = decode(raw, str(path), InputError)
+    except InputError:
+        raise InputError(f"{path}: SKILL.md is not UTF-8 text") from None
+    if not text.strip():
+        raise InputError(f"{path}: SKILL.md is empty: a run with an empty skill measures nothing")
+    return path, text

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
+from driftproof.bounded import INPUT, found, is_finite_number, load_data, read_capped
 from driftproof.errors import InputError
 from driftproof.lanes.base import Generation, GenerationRequest, Lane
+from driftproof.suite import Suite
 
 STUB_MODEL = "stub-model"
 STUB_JUDGE = "stub-judge"
@@ -63,18 +63,25 @@ def _grid(x: float) -> float:
 
 
 def load_script(path: Path) -> dict[str, Any]:
-    """Read and check a stub script; one ``InputError`` line naming the file and the field."""
+    """Read and check a stub script; one ``InputError`` line naming the file and the field.
+
+    Case ids are keys as the suite writes them: a YAML key ``1`` names the case ``"1"``.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = read_capped(path, INPUT, InputError, "a stub script")
     except OSError as exc:
         raise InputError(f"{path}: cannot read the stub script ({exc.strerror})") from None
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise InputError(f"{path}: not valid YAML or JSON: {str(exc).splitlines()[0]}") from None
+    data = load_data(
+        raw, str(path), as_json=path.suffix == ".json", limits=INPUT, error=InputError, what="a stub script"
+    )
     if not isinstance(data, dict) or not isinstance(data.get("cases", {}), dict):
         raise InputError(f"{path}: a stub script is a mapping with a 'cases' mapping")
-    for cid, arms in data.get("cases", {}).items():
+    cases: dict[str, Any] = {}
+    for key, arms in data.get("cases", {}).items():
+        cid = str(key).lower() if isinstance(key, bool) else str(key)
+        if cid in cases:
+            raise InputError(f"{path}: cases.{cid}: listed twice")
+        cases[cid] = arms
         if not isinstance(arms, dict):
             raise InputError(f"{path}: cases.{cid}: a mapping of arms (with_skill, baseline)")
         for arm, entries in arms.items():
@@ -86,7 +93,27 @@ def load_script(path: Path) -> dict[str, Any]:
                 _parse_entry(entry, f"{path}: cases.{cid}.{arm}[{k}]")
     if "default" in data:
         _parse_entry(data["default"], f"{path}: default")
-    return data
+    return {**data, "cases": cases}
+
+
+def check_script(script: dict[str, Any], suite: Suite, path: Path) -> None:
+    """Refuse a script entry for a case the suite does not have (a typo would silently script nothing)."""
+    ids = [c.id for c in suite.cases]
+    for cid in script.get("cases", {}):
+        if cid not in ids:
+            listed = ", ".join(ids[:10]) + (f", ... ({len(ids)} cases)" if len(ids) > 10 else "")
+            raise InputError(f"{path}: cases.{cid}: no such case in {suite.path} (cases: {listed})")
+
+
+def _scores(scores: Any, where: str) -> tuple[float | None, ...]:
+    if not isinstance(scores, list):
+        raise InputError(f"{where}.scores: a list of scores from 0 to 1, found {found(scores)}")
+    for j, s in enumerate(scores):
+        if s is not None and not (is_finite_number(s) and 0 <= s <= 1):
+            raise InputError(
+                f"{where}.scores[{j}]: a score from 0 to 1 (or null for an invalid sample), found {found(s)}"
+            )
+    return tuple(scores)
 
 
 def _parse_entry(entry: Any, where: str) -> ScriptedDraw:
@@ -94,12 +121,8 @@ def _parse_entry(entry: Any, where: str) -> ScriptedDraw:
         raise InputError(f"{where}: a draw is a mapping (answer, scores, judge_replies or lost)")
     unknown = set(entry) - {"answer", "lost", "scores", "judge_replies"}
     if unknown:
-        raise InputError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-    scores = entry.get("scores", [])
-    if not isinstance(scores, list) or not all(
-        s is None or (isinstance(s, (int, float)) and not isinstance(s, bool)) for s in scores
-    ):
-        raise InputError(f"{where}.scores: a list of numbers (or null for an invalid sample)")
+        raise InputError(f"{where}: unknown key {sorted(map(str, unknown))[0]!r}")
+    scores = _scores(entry.get("scores", []), where)
     replies = entry.get("judge_replies", [])
     if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
         raise InputError(f"{where}.judge_replies: a list of strings")
@@ -108,7 +131,7 @@ def _parse_entry(entry: Any, where: str) -> ScriptedDraw:
         raise InputError(f"{where}.lost: a reason (text)")
     if answer is not None and not isinstance(answer, str):
         raise InputError(f"{where}.answer: text")
-    return ScriptedDraw(answer, lost, tuple(scores), tuple(replies))
+    return ScriptedDraw(answer, lost, scores, tuple(replies))
 
 
 class StubLane(Lane):

@@ -13,9 +13,11 @@ import pytest
 
 from driftproof.cli import main
 from driftproof.receipts import load_receipt, receipt_json, write_receipt
+from driftproof.resources import known_schema_versions
 from tests.builders import receipt
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+KNOWN = ", ".join(known_schema_versions())  # "0.13, 0.14" today
 UP = ([0.5, 0.6, 0.7], [0.2, 0.3, 0.4])
 DOWN = ([0.2, 0.3, 0.4], [0.5, 0.6, 0.7])
 
@@ -41,9 +43,12 @@ def test_validate_ok_and_refusals(pair: tuple[Path, Path], capsys: pytest.Captur
     bad.write_text("{not json", encoding="utf-8")
     for path, message in [
         (tmp_path / "missing.json", "no such file"),
-        (bad, "not valid JSON (line 1, column 2"),
+        (bad, "not valid JSON at line 1, column 2: Expecting property name"),
         (FIXTURES / "tampered-seal.json", "seal mismatch: recorded"),
-        (FIXTURES / "future-version.json", "schema_version: '9.0' is not a version this Driftproof reads"),
+        (
+            FIXTURES / "future-version.json",
+            f"schema_version: '9.0' is not one this Driftproof reads (it reads {KNOWN})",
+        ),
     ]:
         code, out, err = run(capsys, "validate", str(path))
         assert code == 2, path
@@ -128,7 +133,9 @@ def test_non_finite_numbers_and_lone_surrogates_are_refused_in_one_line(tmp_path
     good = receipt_json(receipt({"a": UP}))
     nan = tmp_path / "nan.json"
     nan.write_text(good.replace('"sampling": {}', '"sampling": {"x": NaN}', 1), encoding="utf-8")
-    with pytest.raises(ReceiptError, match="NaN is not a JSON number"):
+    with pytest.raises(
+        ReceiptError, match="^" + str(nan) + ": NaN is not a number: a receipt holds finite numbers only$"
+    ):
         load_receipt(nan)
     lone = tmp_path / "lone.json"
     lone.write_text(good.replace('"name": "fixture"', '"name": "\\ud800"', 1), encoding="utf-8")
@@ -154,3 +161,78 @@ def test_inconclusive_only_receipt_reads_underpowered() -> None:
     r = read_receipt(receipt({"a": ([0.8, 0.8, 0.9, 0.9, None], [0.2, 0.3, 0.3, 0.2])}))
     assert r.cases[0].verdict == "inconclusive"
     assert r.status == "underpowered" and r.status_reason == "Not enough draws to conclude at this effect floor."
+
+
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        (
+            "9.0",
+            "schema_version: '9.0' is not one this Driftproof reads (it reads {known}); a newer Driftproof wrote it",
+        ),
+        (
+            "0.99",
+            "schema_version: '0.99' is not one this Driftproof reads (it reads {known}); a newer Driftproof wrote it",
+        ),
+        ("0.9", "schema_version: '0.9' is not one this Driftproof reads (it reads {known})"),
+        ("0.13.1", "schema_version: '0.13.1' is not one this Driftproof reads (it reads {known})"),
+        ("draft", "schema_version: 'draft' is not one this Driftproof reads (it reads {known})"),
+        (14, "schema_version: 14 is not a version string (this Driftproof reads {known})"),
+        (None, "schema_version: missing; a receipt names its schema version (this Driftproof reads {known})"),
+    ],
+)
+def test_an_unread_schema_version_says_which_versions_are_read(tmp_path: Path, version: object, message: str) -> None:
+    from driftproof.errors import ReceiptError
+
+    doc = json.loads(receipt_json(receipt({"a": UP})))
+    if version is None:
+        del doc["schema_version"]
+    else:
+        doc["schema_version"] = version
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(ReceiptError) as info:
+        load_receipt(path)
+    assert str(info.value) == f"{path}: {message.format(known=KNOWN)}"
+    assert "upgrade" not in str(info.value)
+
+
+def test_every_receipt_refusal_is_a_row_of_the_spec_table(tmp_path: Path) -> None:
+    """docs/receipt-spec.md lists the refusal messages; each refusal a reader meets matches one of its rows."""
+    import re
+
+    from driftproof.errors import ReceiptError
+
+    spec = (Path(__file__).resolve().parents[2] / "docs" / "receipt-spec.md").read_text(encoding="utf-8")
+    table = spec.split("**Refusal messages.**", 1)[1].split("**Writing**", 1)[0]
+    rows = [m.group(1) for m in re.finditer(r"^\| [^|]+ \| `([^`]+)`", table, re.MULTILINE)]
+    patterns = [re.compile("^" + re.sub(r"\b[A-Z][A-Z0-9-]*\b|'V'|\bV\b", ".+", re.escape(r)) + ".*$") for r in rows]
+    good = json.loads(receipt_json(receipt({"a": UP})))
+    docs: dict[str, bytes] = {
+        "not-utf8": b"\xff",
+        "not-json": b"{not json",
+        "nan": receipt_json(receipt({"a": UP})).replace('"sampling": {}', '"sampling": {"x": NaN}', 1).encode(),
+        "deep": b"[" * 100 + b"]" * 100,
+        "list": b"[]",
+        "formal": json.dumps({**good, "verification": "FORMAL"}).encode(),
+        "old": json.dumps({**good, "schema_version": "0.9"}).encode(),
+        "number": json.dumps({**good, "schema_version": 14}).encode(),
+        "none": json.dumps({k: v for k, v in good.items() if k != "schema_version"}).encode(),
+        "schema": json.dumps({**good, "cases": "x"}).encode(),
+        "seal": (FIXTURES / "tampered-seal.json").read_bytes(),
+    }
+    paths = [tmp_path / "missing.json", tmp_path]
+    for name, raw in docs.items():
+        (tmp_path / f"{name}.json").write_bytes(raw)
+        paths.append(tmp_path / f"{name}.json")
+    big = tmp_path / "big.json"
+    with big.open("wb") as f:
+        f.truncate(257 * 1024 * 1024)
+    messages = []
+    for path in [*paths, big]:
+        with pytest.raises(ReceiptError) as info:
+            load_receipt(path)
+        messages.append(str(info.value))
+    assert len(rows) >= 15
+    unmatched = [m for m in messages if not any(p.match(m) for p in patterns)]
+    assert unmatched == []

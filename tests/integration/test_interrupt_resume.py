@@ -26,7 +26,8 @@ def responder(req: RecordedRequest) -> FakeReply:
 def test_sigint_then_resume(tmp_path: Path) -> None:
     suite = tmp_path / "suite.yaml"
     cases = [{"id": f"c{i}", "prompt": f"Task {i}.", "rubric": "good"} for i in range(3)]
-    suite.write_text(yaml.safe_dump({"cases": cases}), encoding="utf-8")
+    (tmp_path / "SKILL.md").write_text("Use conventional commits.\n", encoding="utf-8")
+    suite.write_text(yaml.safe_dump({"skill": "SKILL.md", "cases": cases}), encoding="utf-8")
     out = tmp_path / "receipt.json"
     journal = tmp_path / "receipt.json.journal"
     with FakeLLMServer(responder, delay_s=0.05) as server:

@@ -77,7 +77,7 @@ def test_schema_refuses_formal(good: dict[str, Any]) -> None:
 
 
 def test_schema_refuses_unknown_schema_version(good: dict[str, Any]) -> None:
-    refuse({**good, "schema_version": "9.0"}, "schema_version: '9.0' is not a version")
+    refuse({**good, "schema_version": "9.0"}, "schema_version: '9.0' is not one this Driftproof reads")
 
 
 def test_schema_refuses_missing_seal(good: dict[str, Any]) -> None:

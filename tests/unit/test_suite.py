@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from driftproof import suite as suite_module
 from driftproof.errors import InputError
 from driftproof.suite import load_suite
 
@@ -88,7 +89,7 @@ def test_skill_creator_evals_json(tmp_path: Path) -> None:
     first, second = suite.cases
     assert first.id == "1" and [c.id for c in first.criteria or ()] == ["expected-output", "e1"]
     assert [c.description for c in second.criteria or ()] == ["Two files merged", "Order kept"]
-    assert second.notices and "files" in second.notices[0]
+    assert second.notices == ("eval 2: files: 1 attached input file is not supplied (a.pdf)",)
 
 
 def test_skill_creator_eval_without_expectations_is_refused(tmp_path: Path) -> None:
@@ -97,10 +98,10 @@ def test_skill_creator_eval_without_expectations_is_refused(tmp_path: Path) -> N
         load_suite(path)
 
 
-def test_caliper_eval_yaml(tmp_path: Path) -> None:
-    body = """
+CALIPER = """
 skills:
   - ./SKILL.md
+  - ../changelog-writer/SKILL.md
 tasks:
   - name: Writes a conventional commit message
     prompt: "Summarize the staged git diff as a commit message."
@@ -110,15 +111,190 @@ tasks:
     prompt: "Commit the staged changes."
     assert: |
       assert True
+  - name: A release summary belongs to changelog-writer
+    prompt: "What changed since v2.1?"
+    activates: [changelog-writer]
   - name: Graded and asserted
     prompt: "Write it."
     expect: A message.
     assert: ./check.py
+    setup: git init -q
+    cleanup: rm -rf .git
 """
-    suite = load_suite(write(tmp_path, "commit-writer.eval.yaml", body))
-    assert suite.format == "caliper" and [c.id for c in suite.cases] == ["task-001", "task-003"]
+
+
+def test_caliper_eval_yaml(tmp_path: Path) -> None:
+    suite = load_suite(write(tmp_path, "commit-writer.eval.yaml", CALIPER))
+    assert suite.format == "caliper" and [c.id for c in suite.cases] == ["task-001", "task-004"]
     assert suite.cases[0].rubric == "The response is a conventional-commit message."
-    assert suite.cases[0].notices == ("activates: not run on this lane",)
-    assert suite.cases[1].notices == ("assert: not run on this lane",)
-    assert any("task-002" in n and "left out" in n for n in suite.notices)
     assert suite.skill == (tmp_path / "SKILL.md").resolve()
+
+
+def test_caliper_notices_name_every_task_left_out_and_every_key_not_run(tmp_path: Path) -> None:
+    """Each notice names the task by Caliper's id and its name:, and says what is not run and why."""
+    suite = load_suite(write(tmp_path, "commit-writer.eval.yaml", CALIPER))
+    assert suite.notices == (
+        "skills[0]: ./SKILL.md is the skill under test (unless --skill names another)",
+        "skills[1]: ../changelog-writer/SKILL.md, a neighbour skill, is not installed",
+        "task-002 (Keeps the subject short): left out: it has no expect: for the judge, "
+        "and assert: (a Python assertion) is not run",
+        "task-003 (A release summary belongs to changelog-writer): left out: it has no expect: for the judge, "
+        "and activates: (which skills the agent loads) is not checked",
+    )
+    assert suite.cases[0].notices == (
+        "task-001 (Writes a conventional commit message): activates: (which skills the agent loads) is not checked",
+    )
+    assert suite.cases[1].notices == (
+        "task-004 (Graded and asserted): assert: (a Python assertion) is not run",
+        "task-004 (Graded and asserted): setup: (a shell command before each attempt) is not run",
+        "task-004 (Graded and asserted): cleanup: (a shell command after each attempt) is not run",
+    )
+    assert suite_module.notice_lines(suite) == [f"driftproof: not run on this lane: {n}" for n in suite.notices] + [
+        f"driftproof: not run on this lane: {n}" for c in suite.cases for n in c.notices
+    ]
+    assert len(suite_module.notice_lines(suite)) == 8
+
+
+def test_caliper_git_source_and_top_level_blocks_are_noticed(tmp_path: Path) -> None:
+    body = (
+        "skills:\n  - {repo: vercel-labs/agent-skills, path: skills/tdd/SKILL.md}\n"
+        "mcp:\n  weather: {command: python3}\n  notes: {command: node}\n"
+        "sandbox: {forbidden_files: ['x']}\n"
+        "tasks:\n  - {name: t, prompt: p, expect: e, history: ./turns.yaml}\n"
+    )
+    suite = load_suite(write(tmp_path, "x.eval.yaml", body))
+    assert suite.skill is None
+    assert suite.notices == (
+        "skills[0]: a git source (repo: vercel-labs/agent-skills), which Driftproof does not fetch; "
+        "give --skill PATH to a local copy of its SKILL.md",
+        "mcp: 2 MCP servers (weather, notes) are not started",
+        "sandbox: forbidden_files and extra_path are not applied",
+    )
+    assert suite.cases[0].notices == ("task-001 (t): history: (planted earlier turns) is not supplied",)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("skills: ./SKILL.md\ntasks: [{name: t, prompt: p, expect: e}]\n", "skills: a list of skills"),
+        ("skills: [5]\ntasks: [{name: t, prompt: p, expect: e}]\n", "skills[0]: a path (text) or a git source"),
+        ("tasks: [{name: t, prompt: p, expect: [a, b]}]\n", "tasks[0].expect: text (the condition the judge"),
+        ("tasks: [{name: t, prompt: p, expect: '  '}]\n", "tasks[0].expect: empty"),
+        ("tasks: [{name: t, prompt: p}]\n", "tasks[0]: a task needs expect:, assert: or activates:"),
+        ("tasks: [{name: t, prompt: p, activates: [a]}]\n", "tasks: no task has an expect:"),
+    ],
+)
+def test_caliper_refusals_name_file_and_key(tmp_path: Path, body: str, message: str) -> None:
+    path = write(tmp_path, "x.eval.yaml", body)
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    text = str(info.value)
+    assert text.startswith(f"{path}: ") and message in text and "\n" not in text, text
+
+
+def test_caliper_pre_v0_10_skill_key_gets_calipers_migration_hint(tmp_path: Path) -> None:
+    path = write(tmp_path, "x.eval.yaml", "skill: ./SKILL.md\ntasks: [{name: t, prompt: p, expect: e}]\n")
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    assert str(info.value) == f"{path}: skill: became skills: in v0.10; see Caliper's docs/MIGRATING-to-skills.md"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("Hasaname", "evals[0].expectations: a list of strings, found 'Hasaname'"),
+        (None, "evals[0].expectations: a list of strings, found null"),
+        ({"Has a name": True}, "evals[0].expectations: a list of strings, found a mapping"),
+        (["ok", 3], "evals[0].expectations[1]: a non-empty string, found 3"),
+        (["ok", " "], "evals[0].expectations[1]: a non-empty string, found ' '"),
+    ],
+)
+def test_skill_creator_expectations_are_a_list_of_strings(tmp_path: Path, value: object, message: str) -> None:
+    for key in ("expectations", "assertions"):
+        path = write(tmp_path, "evals.json", json.dumps({"evals": [{"id": 1, "prompt": "p", key: value}]}))
+        with pytest.raises(InputError) as info:
+            load_suite(path)
+        assert str(info.value) == f"{path}: {message.replace('expectations', key)}"
+
+
+def test_skill_creator_files_notice_names_the_eval_and_the_files(tmp_path: Path) -> None:
+    data = {"evals": [{"id": 7, "prompt": "Merge", "expectations": ["ok"], "files": ["a.pdf", "b.pdf"]}]}
+    suite = load_suite(write(tmp_path, "evals.json", json.dumps(data)))
+    assert suite.cases[0].notices == ("eval 7: files: 2 attached input files are not supplied (a.pdf, b.pdf)",)
+    assert suite_module.notice_lines(suite) == [
+        "driftproof: not run on this lane: eval 7: files: 2 attached input files are not supplied (a.pdf, b.pdf)"
+    ]
+
+
+def test_read_skill_reads_the_suites_skill_or_the_flag(tmp_path: Path) -> None:
+    (tmp_path / "SKILL.md").write_text("# Use conventional commits\n", encoding="utf-8")
+    (tmp_path / "other.md").write_text("# Other\n", encoding="utf-8")
+    suite = load_suite(write(tmp_path, "s.yaml", "skill: SKILL.md\ncases: [{id: a, prompt: p, rubric: r}]\n"))
+    assert suite_module.read_skill(None, suite) == (tmp_path / "SKILL.md", "# Use conventional commits\n")
+    assert suite_module.read_skill(tmp_path / "other.md", suite) == (tmp_path / "other.md", "# Other\n")
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "message"),
+    [
+        (
+            "s.yaml",
+            "cases: [{id: a, prompt: p, rubric: r}]\n",
+            "{suite}: skill: missing, and no --skill given: a run with no skill measures nothing;"
+            " add 'skill: SKILL.md' to the suite or give --skill PATH",
+        ),
+        (
+            "x.eval.yaml",
+            "tasks: [{name: t, prompt: p, expect: e}]\n",
+            "{suite}: skills: no local SKILL.md path in skills[0], and no --skill given:"
+            " a run with no skill measures nothing; give --skill PATH",
+        ),
+        (
+            "evals.json",
+            '{"evals": [{"id": 1, "prompt": "p", "expectations": ["e"]}]}',
+            "{suite}: no SKILL.md at {root}/SKILL.md (beside evals/), and no --skill given:"
+            " a run with no skill measures nothing; give --skill PATH",
+        ),
+        (
+            "s.yaml",
+            "skill: gone.md\ncases: [{id: a, prompt: p, rubric: r}]\n",
+            "{suite}: skill: {dir}/gone.md does not exist",
+        ),
+    ],
+)
+def test_a_run_with_no_skill_is_refused(tmp_path: Path, name: str, body: str, message: str) -> None:
+    (tmp_path / "evals").mkdir()
+    suite = load_suite(write(tmp_path / "evals", name, body))
+    with pytest.raises(InputError) as info:
+        suite_module.read_skill(None, suite)
+    expected = message.format(suite=suite.path, root=tmp_path, dir=tmp_path / "evals")
+    assert str(info.value) == expected
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t\n"])
+def test_an_empty_skill_is_refused(tmp_path: Path, text: str) -> None:
+    (tmp_path / "SKILL.md").write_text(text, encoding="utf-8")
+    suite = load_suite(write(tmp_path, "s.yaml", "skill: SKILL.md\ncases: [{id: a, prompt: p, rubric: r}]\n"))
+    with pytest.raises(InputError) as info:
+        suite_module.read_skill(None, suite)
+    assert str(info.value) == f"{tmp_path / 'SKILL.md'}: SKILL.md is empty: a run with an empty skill measures nothing"
+
+
+def test_a_skill_that_is_a_directory_or_missing_is_refused(tmp_path: Path) -> None:
+    suite = load_suite(write(tmp_path, "s.yaml", "cases: [{id: a, prompt: p, rubric: r}]\n"))
+    (tmp_path / "skill").mkdir()
+    with pytest.raises(InputError) as info:
+        suite_module.read_skill(tmp_path / "skill", suite)
+    assert str(info.value) == f"{tmp_path / 'skill'}: is a directory, not a SKILL.md"
+    (tmp_path / "skill" / "SKILL.md").write_text("# s", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        suite_module.read_skill(tmp_path / "skill", suite)
+    assert str(info.value) == (
+        f"{tmp_path / 'skill'}: is a directory, not a SKILL.md (did you mean {tmp_path / 'skill' / 'SKILL.md'}?)"
+    )
+    with pytest.raises(InputError) as info:
+        suite_module.read_skill(tmp_path / "nope.md", suite)
+    assert str(info.value) == f"{tmp_path / 'nope.md'}: no such SKILL.md (given by --skill)"
+    (tmp_path / "bin.md").write_bytes(b"\xff\xfe")
+    with pytest.raises(InputError, match=r"bin\.md: SKILL\.md is not UTF-8 text$"):
+        suite_module.read_skill(tmp_path / "bin.md", suite)

@@ -1,0 +1,244 @@
+"""Reading input files within bounds: size first, then nesting depth, then the parse; one line on any failure.
+
+Every file a user hands Driftproof goes through here: suites, stub scripts and price tables (``INPUT``:
+at most 8 MiB, 64 levels of nesting) and receipts (``RECEIPT``: at most 256 MiB, 64 levels). The size is
+checked before the file is read (``read_capped``) and the depth before the text is parsed, by a scan that
+never recurses, so no input, however large or deep, reaches a parser that could take minutes or raise
+``RecursionError``. Errors are the caller's one-line class (``InputError`` or ``ReceiptError``) naming the file.
+
+The bounds: the native suites Driftproof ships are a few KB and nest 5 levels (suite > cases > case >
+criteria > criterion); a receipt of 1,000 cases x 10 draws x 5 judge samples is 54 MB and nests 8 levels
+(``benchmarks/diff_scale.py``), the deepest receipt fixture 10. 8 MiB holds a suite of hundreds of long
+prompts; 256 MiB is near five times the largest receipt measured; 64 levels is six times the deepest
+real document and far below the interpreter's recursion limit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from driftproof.errors import DriftproofError
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How large a file may be and how deep its values may nest."""
+
+    max_bytes: int
+    max_depth: int
+
+
+INPUT = Limits(max_bytes=8 * MiB, max_depth=64)
+"""Suites, stub scripts, price tables and SKILL.md files."""
+RECEIPT = Limits(max_bytes=256 * MiB, max_depth=64)
+"""Receipts."""
+
+# The JSON scan keeps quotes and brackets only; a string's brackets are then dropped by quote parity.
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_PAIR = re.compile(rb"\[\]|\{\}")
+_OPENERS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSERS = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when the wheel has it
+
+
+def _size(n: int) -> str:
+    return f"{n // MiB} MiB" if n % MiB == 0 else f"{n:,} bytes"
+
+
+def too_large(source: str, size: int, limits: Limits, error: type[DriftproofError], what: str) -> DriftproofError:
+    """The refusal of a file over ``limits.max_bytes``."""
+    return error(f"{source}: too large: {size:,} bytes; {what} file holds at most {_size(limits.max_bytes)}")
+
+
+def read_capped(path: Path, limits: Limits, error: type[DriftproofError], what: str) -> bytes:
+    """The bytes of ``path``, refused from its size before it is read; ``OSError`` is left to the caller."""
+    with path.open("rb") as f:
+        size = path.stat().st_size
+        if size > limits.max_bytes:
+            raise too_large(str(path), size, limits, error, what)
+        raw = f.read(limits.max_bytes + 1)  # a pipe or a growing file has no size to trust
+    if len(raw) > limits.max_bytes:
+        raise too_large(str(path), len(raw), limits, error, what)
+    return raw
+
+
+def decode(raw: bytes, source: str, error: type[DriftproofError]) -> str:
+    """UTF-8 text, or one line saying it is not."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise error(f"{source}: not UTF-8 text") from None
+
+
+def json_depth_bound(raw: bytes, cap: int) -> int:
+    """An upper bound on how deep a JSON parser nests reading ``raw``: exact for valid JSON up to ``cap``,
+    and some number above ``cap`` for anything deeper. Never recurses; at most ``cap + 1`` passes.
+
+    Strings are dropped (escapes first, then whatever lies between unescaped quotes), leaving the brackets;
+    each pass removes every innermost ``[]`` or ``{}`` pair, so valid JSON empties in exactly its depth of
+    passes. Whatever cannot be paired is malformed; each opener left may still nest one more level.
+
+    >>> json_depth_bound(b'{"a": [1, {"b": "]]"}], "c": []}', 64), json_depth_bound(b"[[[", 64)
+    (3, 3)
+    >>> json_depth_bound(b"[" * 100 + b"]" * 100, 64) > 64
+    True
+    """
+    if b"\\" in raw:
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    marks = raw.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    if b'"' in marks:
+        marks = b"".join(marks.split(b'"')[::2])
+    run = re.compile(rb"[\[{]{%d}" % (cap + 1))  # that many openers in a row nest that deep
+    passes = 0
+    while marks and passes <= cap:
+        if run.search(marks):
+            return passes + cap + 1
+        fewer = _PAIR.sub(b"", marks)
+        if len(fewer) == len(marks):
+            break
+        marks, passes = fewer, passes + 1
+    return passes + marks.count(b"[") + marks.count(b"{")
+
+
+def _deep(source: str, limits: Limits, error: type[DriftproofError], what: str, at: str = "") -> DriftproofError:
+    depth = limits.max_depth
+    return error(f"{source}: nested deeper than {depth} levels{at}; {what} nests at most {depth}")
+
+
+class _NonFinite(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NonFinite(name)
+
+
+def load_json_bytes(raw: bytes, source: str, *, limits: Limits, error: type[DriftproofError], what: str) -> Any:
+    """Parse JSON within ``limits``: size, depth, UTF-8, then the parse; NaN and Infinity are refused."""
+    if len(raw) > limits.max_bytes:
+        raise too_large(source, len(raw), limits, error, what)
+    if json_depth_bound(raw, limits.max_depth) > limits.max_depth:
+        raise _deep(source, limits, error, what)
+    text = decode(raw, source, error)
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except _NonFinite as exc:
+        raise error(f"{source}: {exc} is not a number: {what} holds finite numbers only") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except (ValueError, RecursionError) as exc:  # an integer of more digits than Python converts
+        raise error(f"{source}: not valid JSON: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0]
+
+
+def _at(mark: Any) -> str:
+    return f" at line {mark.line + 1}, column {mark.column + 1}"
+
+
+def _yaml_error(exc: yaml.YAMLError, text: str) -> str:
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        problem = exc.problem or exc.context or "not YAML"
+        if exc.context and problem.startswith("but "):  # "expected a single document ..., but found another"
+            problem = f"{exc.context}, {problem}"
+        return f"not valid YAML{_at(exc.problem_mark)}: {problem}"
+    position = getattr(exc, "position", None)  # a ReaderError: a character YAML does not allow
+    if isinstance(position, int):
+        line = text.count("\n", 0, position)
+        column = position - (text.rfind("\n", 0, position) + 1)
+        return f"not valid YAML at line {line + 1}, column {column + 1}: {getattr(exc, 'reason', 'unreadable')}"
+    return f"not valid YAML: {_first_line(exc)}"
+
+
+def _scan_yaml_depth(
+    loader_class: Any, text: str, source: str, limits: Limits, error: type[DriftproofError], what: str
+) -> None:
+    """Walk the event stream (the parser keeps its own stack, it does not recurse) and stop one level too deep."""
+    loader = loader_class(text)
+    try:
+        depth = 0
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, _OPENERS):
+                depth += 1
+                if depth > limits.max_depth:
+                    raise _deep(source, limits, error, what, f" ({_at(event.start_mark).strip()})")
+            elif isinstance(event, _CLOSERS):
+                depth -= 1
+    finally:
+        loader.dispose()
+
+
+def _check_yaml_depth(text: str, source: str, limits: Limits, error: type[DriftproofError], what: str) -> None:
+    """The depth check before composing: libyaml's events, or PyYAML's where libyaml stops at its own limit."""
+    try:
+        _scan_yaml_depth(_LOADER, text, source, limits, error, what)
+    except yaml.YAMLError as exc:
+        if _LOADER is yaml.SafeLoader or "maximum nesting depth" not in str(exc):
+            raise
+        # libyaml looks ahead (up to 1,024 characters) and refuses past 1,000 levels: find where it got too deep
+        _scan_yaml_depth(yaml.SafeLoader, text, source, limits, error, what)
+        raise
+
+
+def load_yaml_text(text: str, source: str, *, limits: Limits, error: type[DriftproofError], what: str) -> Any:
+    """Parse one YAML document within ``limits`` (safe tags only); errors give the line and column."""
+    if len(text) > limits.max_bytes:
+        raise too_large(source, len(text.encode("utf-8")), limits, error, what)
+    try:
+        _check_yaml_depth(text, source, limits, error, what)
+        return yaml.load(text, Loader=_LOADER)  # a safe loader: CSafeLoader or SafeLoader
+    except yaml.YAMLError as exc:
+        raise error(f"{source}: {_yaml_error(exc, text)}") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # a timestamp like 2001-02-30
+        raise error(f"{source}: not valid YAML: {_first_line(exc)}") from None
+
+
+def load_data(
+    raw: bytes, source: str, *, as_json: bool, limits: Limits, error: type[DriftproofError], what: str
+) -> Any:
+    """JSON or YAML bytes within ``limits``."""
+    if as_json:
+        return load_json_bytes(raw, source, limits=limits, error=error, what=what)
+    if len(raw) > limits.max_bytes:
+        raise too_large(source, len(raw), limits, error, what)
+    return load_yaml_text(decode(raw, source, error), source, limits=limits, error=error, what=what)
+
+
+def is_finite_number(value: Any) -> bool:
+    """A real number (not a bool) that is neither NaN nor infinite."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return isinstance(value, int) or math.isfinite(value)
+
+
+def found(value: Any) -> str:
+    """What the file holds, in the file's words: ``null``, ``true``, ``1.5``, ``'text'``, ``a list``.
+
+    >>> found(None), found(True), found(1.5), found("hi"), found([1]), found({"a": 1}), found(10**40)
+    ('null', 'true', '1.5', "'hi'", 'a list', 'a mapping', 'a number too large to use')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value) if abs(value) < 10**18 else "a number too large to use"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 60 else f"text of {len(value):,} characters"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping" if isinstance(value, dict) else f"a {type(value).__name__}"
