@@ -133,7 +133,7 @@ def _files_notice(item: dict[str, Any], case_id: str, where: str) -> tuple[str, 
     n = len(files)
     shown = ", ".join(files[:5]) + (", ..." if n > 5 else "")
     noun = "file is" if n == 1 else "files are"
-    return (f"eval {case_id}: files: {n} attached input {noun} not supplied ({shown})",)
+    return (f"files: {n} attached input {noun} not supplied ({shown})",)
 
 
 def _eval_case(item: Any, i: int, path: Path) -> SuiteCase:
@@ -205,10 +205,7 @@ def _caliper_skills(path: Path, data: dict[str, Any]) -> tuple[Path | None, list
     if isinstance(first, dict):
         note = f"skills[0]: a git source (repo: {first['repo']}), which Driftproof does not fetch;"
         return None, [f"{note} give --skill PATH to a local copy of its SKILL.md", *said]
-    return (path.parent / first).resolve(), [
-        f"skills[0]: {first} is the skill under test (unless --skill names another)",
-        *said,
-    ]
+    return (path.parent / first).resolve(), said  # the skill under test is named in the receipt's skill.path
 
 
 def _source(entry: str | dict[str, Any]) -> str:
@@ -248,7 +245,7 @@ def _caliper_task(task: Any, i: int, path: Path) -> tuple[SuiteCase | None, str 
             raise InputError(f"{where}: a task needs expect:, assert: or activates: (Caliper's rule)")
         why = " and ".join(_NOT_RUN_KEYS[k] for k in checks)
         return None, f"{label}: left out: it has no expect: for the judge, and {why}"
-    notices = tuple(f"{label}: {_NOT_RUN_KEYS[k]}" for k in skipped)
+    notices = tuple(_NOT_RUN_KEYS[k] for k in skipped)  # the case's own notices: its id is said beside them
     return SuiteCase(f"task-{i + 1:03d}", prompt, expect.strip(), None, None, (), notices), None
 
 
@@ -288,7 +285,7 @@ def load_suite(path: Path | str) -> Suite:
 
 def notice_lines(suite: Suite) -> list[str]:
     """Every notice of the suite, then of each case, as the lines printed before a run's first call."""
-    return [NOT_RUN + n for n in (*suite.notices, *(n for case in suite.cases for n in case.notices))]
+    return [NOT_RUN + n for n in suite.notices] + [NOT_RUN + f"{c.id}: {n}" for c in suite.cases for n in c.notices]
 
 
 def _no_skill(suite: Suite) -> InputError:

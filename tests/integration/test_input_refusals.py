@@ -86,17 +86,15 @@ def test_caliper_notices_are_printed_before_the_first_call_and_kept_in_the_recei
     out = tmp_path / "r.json"
     assert main(["run", str(suite), "-o", str(out), *FAST]) == 0
     suite_notices = [
-        "skills[0]: ./SKILL.md is the skill under test (unless --skill names another)",
         "task-002 (Keeps the subject short): left out: it has no expect: for the judge,"
         " and assert: (a Python assertion) is not run",
     ]
-    case_notices = [
-        "task-001 (Writes a conventional commit message): activates: (which skills the agent loads) is not checked"
-    ]
+    case_notices = ["activates: (which skills the agent loads) is not checked"]
     prefix = "driftproof: not run on this lane: "
     before_first_call = calls[0].splitlines()
     assert [line for line in before_first_call if line.startswith(prefix)] == [
-        prefix + n for n in suite_notices + case_notices
+        *(prefix + n for n in suite_notices),
+        *(prefix + "task-001: " + n for n in case_notices),
     ]
     assert before_first_call[-1].startswith("plan: ")  # the notices come first, then what the run may cost
     r = load_receipt(out)

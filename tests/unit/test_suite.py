@@ -89,7 +89,7 @@ def test_skill_creator_evals_json(tmp_path: Path) -> None:
     first, second = suite.cases
     assert first.id == "1" and [c.id for c in first.criteria or ()] == ["expected-output", "e1"]
     assert [c.description for c in second.criteria or ()] == ["Two files merged", "Order kept"]
-    assert second.notices == ("eval 2: files: 1 attached input file is not supplied (a.pdf)",)
+    assert second.notices == ("files: 1 attached input file is not supplied (a.pdf)",)
 
 
 def test_skill_creator_eval_without_expectations_is_refused(tmp_path: Path) -> None:
@@ -134,25 +134,23 @@ def test_caliper_notices_name_every_task_left_out_and_every_key_not_run(tmp_path
     """Each notice names the task by Caliper's id and its name:, and says what is not run and why."""
     suite = load_suite(write(tmp_path, "commit-writer.eval.yaml", CALIPER))
     assert suite.notices == (
-        "skills[0]: ./SKILL.md is the skill under test (unless --skill names another)",
         "skills[1]: ../changelog-writer/SKILL.md, a neighbour skill, is not installed",
         "task-002 (Keeps the subject short): left out: it has no expect: for the judge, "
         "and assert: (a Python assertion) is not run",
         "task-003 (A release summary belongs to changelog-writer): left out: it has no expect: for the judge, "
         "and activates: (which skills the agent loads) is not checked",
     )
-    assert suite.cases[0].notices == (
-        "task-001 (Writes a conventional commit message): activates: (which skills the agent loads) is not checked",
-    )
+    # a case's own notices leave its id out: every reader says it beside them (the id is Caliper's task id)
+    assert suite.cases[0].notices == ("activates: (which skills the agent loads) is not checked",)
     assert suite.cases[1].notices == (
-        "task-004 (Graded and asserted): assert: (a Python assertion) is not run",
-        "task-004 (Graded and asserted): setup: (a shell command before each attempt) is not run",
-        "task-004 (Graded and asserted): cleanup: (a shell command after each attempt) is not run",
+        "assert: (a Python assertion) is not run",
+        "setup: (a shell command before each attempt) is not run",
+        "cleanup: (a shell command after each attempt) is not run",
     )
     assert suite_module.notice_lines(suite) == [f"driftproof: not run on this lane: {n}" for n in suite.notices] + [
-        f"driftproof: not run on this lane: {n}" for c in suite.cases for n in c.notices
+        f"driftproof: not run on this lane: {c.id}: {n}" for c in suite.cases for n in c.notices
     ]
-    assert len(suite_module.notice_lines(suite)) == 8
+    assert len(suite_module.notice_lines(suite)) == 7
 
 
 def test_caliper_git_source_and_top_level_blocks_are_noticed(tmp_path: Path) -> None:
@@ -170,7 +168,7 @@ def test_caliper_git_source_and_top_level_blocks_are_noticed(tmp_path: Path) -> 
         "mcp: 2 MCP servers (weather, notes) are not started",
         "sandbox: forbidden_files and extra_path are not applied",
     )
-    assert suite.cases[0].notices == ("task-001 (t): history: (planted earlier turns) is not supplied",)
+    assert suite.cases[0].notices == ("history: (planted earlier turns) is not supplied",)
 
 
 @pytest.mark.parametrize(
@@ -220,9 +218,9 @@ def test_skill_creator_expectations_are_a_list_of_strings(tmp_path: Path, value:
 def test_skill_creator_files_notice_names_the_eval_and_the_files(tmp_path: Path) -> None:
     data = {"evals": [{"id": 7, "prompt": "Merge", "expectations": ["ok"], "files": ["a.pdf", "b.pdf"]}]}
     suite = load_suite(write(tmp_path, "evals.json", json.dumps(data)))
-    assert suite.cases[0].notices == ("eval 7: files: 2 attached input files are not supplied (a.pdf, b.pdf)",)
-    assert suite_module.notice_lines(suite) == [
-        "driftproof: not run on this lane: eval 7: files: 2 attached input files are not supplied (a.pdf, b.pdf)"
+    assert suite.cases[0].notices == ("files: 2 attached input files are not supplied (a.pdf, b.pdf)",)
+    assert suite_module.notice_lines(suite) == [  # the case id is the eval's id
+        "driftproof: not run on this lane: 7: files: 2 attached input files are not supplied (a.pdf, b.pdf)"
     ]
 
 
