@@ -210,8 +210,13 @@ def _message(err: Any, model: type[BaseModel], key: Any) -> str:
 
 
 def explain(path: Path, exc: ValidationError) -> InputError:
-    """The first validation error of a native suite, as one line naming the key as written."""
-    err = exc.errors()[0]
+    """The first validation error of a native suite, as one line naming the key as written.
+
+    A key that is not known comes first: a typo (``promt``) also makes the key it meant "missing", and the
+    typo, with its "did you mean", is what the author has to fix.
+    """
+    errors = exc.errors()
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
     where, parent, model, key = _walk(loc)
     if err["type"] == "invalid_key":

@@ -54,6 +54,11 @@ TABLE: list[tuple[Any, str]] = [
         "cases[0].rubrics: not a key of a case (its keys: id, prompt, rubric, criteria, threshold, checks);"
         " did you mean 'rubric'?",
     ),
+    (  # a typo of a required key: the unknown key is named first, not the "missing" one it causes
+        {"cases": [{"id": "a", "promt": "p", "rubric": "r"}]},
+        "cases[0].promt: not a key of a case (its keys: id, prompt, rubric, criteria, threshold, checks);"
+        " did you mean 'prompt'?",
+    ),
     (
         {"skills": ["SKILL.md"], **case()},
         "skills: not a key of a suite (its keys: name, skill, threshold, cases); did you mean 'skill'?",
