@@ -53,12 +53,12 @@ def stop_message(lane: Lane, role: str, failure: AttemptFailure | None, reason: 
     """The one line a stopped run ends with: provider, endpoint host, status, the provider's error type; no key."""
     keys = " or ".join(lane.credential_names()) or "the environment"
     if failure is not None and failure.kind in FATAL:
-        status = f"HTTP {failure.status} " if failure.status is not None else ""
-        kind = failure.error_type or failure.kind.value.replace("_", " ")
+        # the reason already reads "<status> <provider's error type>: <message>", as the lanes word it
+        said = f"HTTP {reason}" if failure.status is not None else f"{failure.kind.value.replace('_', ' ')}: {reason}"
         hint = _HINTS[failure.kind].format(keys=keys)
         return (
-            f"{_where(lane, role)} refused the call: {status}{kind} ({reason}); {hint}. Every later call would "
-            "fail the same way, so the run stopped at the first one and wrote no receipt"
+            f"{_where(lane, role)} refused the call: {said}; {hint}. Every later call would fail the same way, "
+            "so the run stopped at the first one and wrote no receipt"
         )
     return (
         f"{streak} calls in a row failed; the last, to {_where(lane, role)}: {reason}. The run stopped and wrote "

@@ -76,7 +76,8 @@ def test_a_wrong_key_stops_the_run_at_the_first_call(suite: Path) -> None:
     message = str(caught.value)
     host = server.base_url.split("://", 1)[1].rstrip("/")
     assert message.startswith(f"the answering model (anthropic api at {host}) refused the call: HTTP 401 ")
-    assert "authentication_error" in message and "ANTHROPIC_API_KEY" in message and "no receipt" in message
+    assert "refused the call: HTTP 401 authentication_error: invalid x-api-key; check the key in" in message
+    assert "ANTHROPIC_API_KEY" in message and "no receipt" in message
     assert KEY not in message and KEY[:12] not in message
     assert len(server.requests) == 1  # one call, not every call of the run
     nothing_written(suite)
