@@ -115,7 +115,8 @@ class DrawsNeeded:
 
 
 def draws_needed(sd_a: float | None, sd_b: float | None, floor: float = EFFECT_FLOOR) -> DrawsNeeded:
-    """R-4: the smallest n ≥ 2 with s_a + s_b + 2·sqrt((s_a² + s_b²)/n) < F.
+    """R-4: the smallest n ≥ 2 with s_a + s_b + 2·sqrt((s_a² + s_b²)/n) < F, strictly: a value within
+    ``TOLERANCE`` of F reaches it (judge-grid scores are exact decimals that floats only approximate).
 
     >>> draws_needed(0.01, 0.01)  # need 2*sqrt(0.0002/n) < 0.03, n > 0.0008/0.0009: n = 2 (R-1 minimum)
     DrawsNeeded(n=2, reason=None)
@@ -133,8 +134,8 @@ def draws_needed(sd_a: float | None, sd_b: float | None, floor: float = EFFECT_F
         return DrawsNeeded(n=None, reason=NO_DRAW_COUNT)
     variance = sd_a**2 + sd_b**2
 
-    def reaches(n: int) -> bool:
-        return sd_a + sd_b + 2.0 * math.sqrt(variance / n) < floor
+    def reaches(n: int) -> bool:  # strictly below the floor, by more than the one tolerance (a tie is not below)
+        return sd_a + sd_b + 2.0 * math.sqrt(variance / n) < floor - TOLERANCE
 
     n = max(2, math.floor(4.0 * variance / gap**2) + 1)
     while not reaches(n):  # float guard: step up until the inequality holds

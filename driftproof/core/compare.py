@@ -64,8 +64,11 @@ class Comparison:
     lost_vertices_failed: tuple[tuple[int, int], ...] = field(default=())
 
 
-def _holds_everywhere(new: ArmEvidence, ref: ArmEvidence, upward: bool) -> tuple[tuple[int, int], ...]:
-    """R-6: the (zeros_new, zeros_ref) vertices of the lost-score box where the call fails.
+def _holds_everywhere(
+    new: ArmEvidence, ref: ArmEvidence, upward: bool, floor: float | None
+) -> tuple[tuple[int, int], ...]:
+    """R-6: the (zeros_new, zeros_ref) vertices of the lost-score box where the separation, in the same
+    direction and (when ``floor`` is given) still meeting the floor, fails.
 
     Each side's lost draws can score anywhere in [0, 1]; the worst case sits at a vertex, and only how
     many lost draws sit at 0 (the rest at 1) matters: (L_new + 1)(L_ref + 1) checks.
@@ -77,7 +80,8 @@ def _holds_everywhere(new: ArmEvidence, ref: ArmEvidence, upward: bool) -> tuple
             filled_ref = band(ref.scores + (0.0,) * zeros_ref + (1.0,) * (ref.lost - zeros_ref))
             assert filled_new.mean is not None and filled_ref.mean is not None  # n ≥ 2 on both sides here
             delta = filled_new.mean - filled_ref.mean
-            if not (separated(filled_new, filled_ref) and meets_floor(delta) and (delta > 0) == upward):
+            floor_met = floor is None or meets_floor(delta, floor)
+            if not (separated(filled_new, filled_ref) and floor_met and (delta > 0) == upward):
                 failed.append((zeros_new, zeros_ref))
     return tuple(failed)
 
@@ -111,12 +115,9 @@ def compare(new: ArmEvidence, ref: ArmEvidence, floor: float = EFFECT_FLOOR) -> 
             reason="an arm has one measured draw",
         )
     if separated(b_new, b_ref):
-        if not meets_floor(delta, floor):  # R-3
-            return Comparison(CaseVerdict.BELOW_EFFECT_FLOOR, delta, b_new, b_ref, reason="separated, |Δ| < F")
         upward = delta > 0
-        verdict = CaseVerdict.IMPROVED if upward else CaseVerdict.REGRESSED
-        if new.lost or ref.lost:  # R-6
-            failed = _holds_everywhere(new, ref, upward)
+        if new.lost or ref.lost:  # R-6, asked of every separation before the floor is (R-3)
+            failed = _holds_everywhere(new, ref, upward, floor if meets_floor(delta, floor) else None)
             if failed:
                 return Comparison(
                     CaseVerdict.INCONCLUSIVE,
@@ -126,7 +127,9 @@ def compare(new: ArmEvidence, ref: ArmEvidence, floor: float = EFFECT_FLOOR) -> 
                     reason="separated on measured draws, but not at every score the lost draws could have had",
                     lost_vertices_failed=failed,
                 )
-        return Comparison(verdict, delta, b_new, b_ref)
+        if not meets_floor(delta, floor):  # R-3
+            return Comparison(CaseVerdict.BELOW_EFFECT_FLOOR, delta, b_new, b_ref, reason="separated, |Δ| < F")
+        return Comparison(CaseVerdict.IMPROVED if upward else CaseVerdict.REGRESSED, delta, b_new, b_ref)
     r = resolution(b_new, b_ref)
     assert r is not None  # both spreads are known on this branch
     if r + TOLERANCE >= floor:  # R-4

@@ -8,6 +8,7 @@ two sentences says what makes the band wide.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,26 +29,53 @@ class WideBand:
     reason: str | None = None
 
 
-def _spread_of_means(arms: Sequence[ArmEvidence]) -> float:
-    """S for one arm, a lost-draw case's mean moved to the end of its range farther from the rest.
+#: Up to this many lost-draw cases in an arm, the widest spread is found at the exact worst vertex
+#: (2^k corners); beyond it, a bound that is never below the exact one (``_spread_bound``).
+MAX_EXACT_LOST_CASES = 12
 
-    A case with lost draws widens its case mean by the most it could move with its lost draws anywhere
-    in [0, 1]: its mean is taken at whichever end of that range lies farther from the mean of the
-    measured case means, which can only widen S.
+
+def _spread_of_means(arms: Sequence[ArmEvidence]) -> float:
+    """S for one arm, each lost-draw case's mean anywhere its lost draws could put it: the widest S that allows.
+
+    A case with lost draws widens its case mean by the most it could move with its lost draws anywhere in
+    [0, 1] (seed 000, R-5): its mean lies in [sum/drawn, (sum + lost)/drawn]. S is a convex function of the case
+    means, so its largest value over that box sits at a corner: with up to `MAX_EXACT_LOST_CASES` such cases
+    every corner is tried; with more, `_spread_bound` gives a value at least as wide.
     """
-    measured = [mean(a.scores) for a in arms]
-    centre = mean(measured)
-    moved: list[float] = []
-    for arm, m in zip(arms, measured, strict=True):
-        rng = lost_range(arm) if arm.lost else None
-        if rng is None:
-            moved.append(m)
-        else:
-            lo, hi = rng
-            moved.append(lo if abs(lo - centre) >= abs(hi - centre) else hi)
-    sd = sample_sd(moved)
-    assert sd is not None  # 2+ cases on every call
-    return sd
+    fixed = [mean(a.scores) for a in arms if not a.lost]
+    boxes = [r for a in arms if a.lost and (r := lost_range(a)) is not None]
+    n = len(fixed) + len(boxes)
+    if not boxes:
+        sd = sample_sd(fixed)
+        assert sd is not None  # 2+ cases on every call
+        return sd
+    if len(boxes) > MAX_EXACT_LOST_CASES:
+        return _spread_bound(fixed, boxes)
+    total, squares = math.fsum(fixed), math.fsum(x * x for x in fixed)
+    widest = 0.0
+    for corner in itertools.product(*boxes):
+        t, q = total + math.fsum(corner), squares + math.fsum(x * x for x in corner)
+        widest = max(widest, max(0.0, q - t * t / n) / (n - 1))
+    return math.sqrt(widest)
+
+
+def _spread_bound(fixed: Sequence[float], boxes: Sequence[tuple[float, float]]) -> float:
+    """An upper bound on S over the box: min over c of sqrt(Σ max-distance² to c / (n − 1)).
+
+    For any choice of case means x, Σ(x − x̄)² ≤ Σ(x − c)² for every c, and each box term is at most its
+    farther end's distance², so the bound holds; it is convex in c, minimised by ternary search on [0, 1].
+    """
+    n = len(fixed) + len(boxes)
+
+    def total(c: float) -> float:
+        far = math.fsum(max((lo - c) ** 2, (hi - c) ** 2) for lo, hi in boxes)
+        return math.fsum((x - c) ** 2 for x in fixed) + far
+
+    lo, hi = 0.0, 1.0
+    for _ in range(100):
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        lo, hi = (lo, b) if total(a) <= total(b) else (a, hi)
+    return math.sqrt(total((lo + hi) / 2) / (n - 1))
 
 
 def _draw_part(arms: Sequence[ArmEvidence]) -> float:

@@ -15,6 +15,7 @@ ALLOWED = {
     "enum",
     "functools",
     "hashlib",
+    "itertools",
     "json",
     "math",
     "typing",
