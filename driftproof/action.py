@@ -160,15 +160,15 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         if environ.get(name, "").strip():
             warning(f"{name} is set: SDK debug logging can print request details; unset it in CI", stream=out)
     files = _files(config, activity)
-    receipt = _run_suite(ctx, files)
-    reading = read_receipt(receipt)
     client = _client(ctx, http)
     branch = event.default_branch or event.base_ref
     before: Receipt | None = None
-    if event.is_pull_request:
+    if event.is_pull_request:  # read first: the run draws until its comparison with it is settled
         if branch is None:
             raise GitHubError("the event payload names no default branch to read the stored receipt from")
         before = _baseline(ctx, branch, client)
+    receipt = _run_suite(ctx, files, before, as_reference=activity == Activity.STORE_RECEIPT)
+    reading = read_receipt(receipt)
     result = diff(before, receipt) if before is not None else None
     decision = decide(reading, result)
     labels = (branch or "default branch", "this PR" if event.is_pull_request else "this run")
@@ -218,8 +218,12 @@ def _path(config: ActionConfig, relative: str) -> Path:
     return config.in_workspace(relative)
 
 
-def _run_suite(ctx: _Ctx, files: _Files) -> Receipt:
-    """Run the suite with the Action's inputs; raw answers go to the log with workflow commands stopped."""
+def _run_suite(ctx: _Ctx, files: _Files, reference: Receipt | None, *, as_reference: bool) -> Receipt:
+    """Run the suite with the Action's inputs; raw answers go to the log with workflow commands stopped.
+
+    On a pull request the run is drawn against the default branch's receipt (``reference``); on a push to the
+    default branch it is drawn to the deeper rule of the receipt it will store (``as_reference``).
+    """
     config = ctx.config
     request = RunRequest(
         suite=_path(config, config.suite),
@@ -238,6 +242,8 @@ def _run_suite(ctx: _Ctx, files: _Files) -> Receipt:
         max_consecutive_failures=config.max_consecutive_failures,
         base_url=config.base_url,
         judge_base_url=config.judge_base_url,
+        reference=reference,
+        as_reference=as_reference,
         environ=dict(ctx.environ),
     )
     ctx.out.write("::group::Driftproof run (model answers are printed raw; workflow commands are stopped)\n")

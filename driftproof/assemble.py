@@ -11,6 +11,7 @@ from driftproof import judge as judge_module
 from driftproof._version import __version__
 from driftproof.core.build import arm_of, sha256_text, sum_usage
 from driftproof.core.models import Arm, Price, Receipt, Usage
+from driftproof.core.rounds import replaced_flags
 from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, is_requested_judge, rubric_hash
 from driftproof.lanes.base import Lane
 from driftproof.prices import cost
@@ -41,6 +42,10 @@ class RunContext:
     transcripts: dict[str, str] | None = None
     delivery: str = "system_prompt"
     """How the skill reached the agent: ``system_prompt``, or ``discover`` (installed; CLI surface only)."""
+    reference_sha256: str | None = None
+    """The seal of the receipt the run was drawn against (``--reference``)."""
+    as_reference: bool = False
+    """Drawn to the deeper rule of a stored reference receipt (``--as-reference``)."""
 
 
 def verification(runner: Runner, ctx: RunContext) -> tuple[str, str | None]:
@@ -70,7 +75,13 @@ def verification(runner: Runner, ctx: RunContext) -> tuple[str, str | None]:
 
 
 def _arm(runner: Runner, ci: int, arm: str) -> Arm:
-    return arm_of([runner.results[ci][arm][i].draw for i in sorted(runner.results[ci][arm])])
+    """One arm's draws in index order, each lost draw a later measured draw replaced marked ``replaced``."""
+    results = [runner.results[ci][arm][i] for i in sorted(runner.results[ci][arm])]
+    flags = replaced_flags([(r.draw.score is not None, r.failed_call) for r in results])
+    draws = [
+        r.draw.model_copy(update={"replaced": True}) if gone else r.draw for r, gone in zip(results, flags, strict=True)
+    ]
+    return arm_of(draws)
 
 
 def judge_overhead(runner: Runner, ctx: RunContext) -> dict[str, Any]:
@@ -154,6 +165,8 @@ def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
                 "max_retries": ctx.max_retries,
                 "delivery": ctx.delivery,
                 "max_consecutive_failures": ctx.options.max_consecutive_failures,
+                "reference_sha256": ctx.reference_sha256,
+                "as_reference": ctx.as_reference,
             },
             "sampling": ctx.lane.sampling(),
             "started_at": ctx.started_at,
@@ -196,6 +209,7 @@ def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
                 else None,
                 "threshold": case.threshold,
                 "notices": list(case.notices),
+                "stop_reason": runner.stop_reasons.get(ci),
                 "with_skill": arms[ci]["with_skill"].model_dump(mode="json"),
                 "baseline": arms[ci]["baseline"].model_dump(mode="json"),
             }

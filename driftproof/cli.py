@@ -124,6 +124,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         price_table=Path(args.price_table) if args.price_table else None,
         capture=args.capture,
         delivery=args.delivery,
+        reference=Path(args.reference) if args.reference else None,
+        as_reference=args.as_reference,
     )
     outcome = run_suite(request)
     if args.quick:
@@ -210,6 +212,16 @@ def build_parser() -> argparse.ArgumentParser:
         "key, a missing model or a refused request stops it at the first call",
     )
     p.add_argument("--script", metavar="FILE", help="stub lane: fix each draw's answer and judge scores")
+    p.add_argument(
+        "--reference",
+        metavar="RECEIPT",
+        help="the receipt this run will be diffed against: draw until that diff's verdicts no longer hinge on spreads",
+    )
+    p.add_argument(
+        "--as-reference",
+        action="store_true",
+        help="draw to the deeper rule of a stored reference receipt (at least 12 draws per arm), as the store job does",
+    )
     p.add_argument("--quick", action="store_true", help="smoke run: first case, 2 draws, 2 samples; no verdict")
     p.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
     p.add_argument("--keep-transcripts", action="store_true", help="keep every answer and judge reply beside it")

@@ -28,6 +28,8 @@ class DrawResult:
     answer: str | None
     judge_replies: list[str]
     judged: bool
+    failed_call: bool = False
+    """Lost because its call failed (the endpoint, or every judge call): it may be replaced (``core.rounds``)."""
 
 
 class Journal:
@@ -76,6 +78,7 @@ class Journal:
             "answer": result.answer,
             "judge_replies": result.judge_replies,
             "judged": result.judged,
+            "failed_call": result.failed_call,
         }
         self._handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
         self._handle.flush()

@@ -18,7 +18,7 @@ from typing import Any
 from driftproof.assemble import RunContext, build_receipt
 from driftproof.atomic import write_text
 from driftproof.core.models import Receipt
-from driftproof.core.stopping import DEFAULT_RULE, rule_for
+from driftproof.core.stopping import DEFAULT_RULE, StoppingRule, reference_rule, rule_for
 from driftproof.defaults import DEFAULT_JUDGE_MODEL, judge_provider_for
 from driftproof.errors import InputError, RunStopped
 from driftproof.journal import Journal, run_fingerprint
@@ -27,6 +27,7 @@ from driftproof.lanes.registry import DEFAULT_MAX_RETRIES
 from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import write_receipt
+from driftproof.reference import reference_for
 from driftproof.runner import ARMS, DEFAULT_MAX_CONSECUTIVE_FAILURES, Runner, RunOptions
 from driftproof.suite import Suite, load_suite, notice_lines, read_skill
 
@@ -60,6 +61,10 @@ class RunRequest:
     max_retries: int = DEFAULT_MAX_RETRIES
     max_consecutive_failures: int = DEFAULT_MAX_CONSECUTIVE_FAILURES
     script: Path | None = None
+    reference: Path | Receipt | None = None
+    """The receipt this run will be diffed against (its with-skill arms): a file, or a receipt already read."""
+    as_reference: bool = False
+    """Draw to the deeper rule of a stored reference receipt (the default branch's)."""
     quick: bool = False
     resume: bool = False
     keep_transcripts: bool = False
@@ -88,6 +93,12 @@ class Counts:
     judge_samples: int
     concurrency: int
     preset: str | None
+    rule: StoppingRule | None = None
+    """The stopping rule of these counts (``None`` for the quick preset, whose counts are the rule)."""
+
+    def stopping_rule(self) -> StoppingRule:
+        """The rule the runner applies."""
+        return self.rule or rule_for(self.draws, self.max_draws)
 
     def worst_case_calls(self, cases: int) -> int:
         """cases × 2 arms × max draws × (1 answer + judge samples): the most calls the run can make."""
@@ -125,6 +136,8 @@ def resolve_counts(request: RunRequest) -> Counts:
             raise InputError(
                 f"--quick fixes {fixed} (a smoke run of the first case); drop {' and '.join(clash)} or drop --quick"
             )
+        if request.as_reference:
+            raise InputError("--quick is a smoke run, which can never be a reference: drop --quick or --as-reference")
         return Counts(QUICK["draws"], QUICK["draws"], QUICK["judge_samples"], QUICK["concurrency"], "quick")
     draws = _count("draws", given["draws"] if given["draws"] is not None else DEFAULTS["draws"])
     samples = _count(
@@ -136,7 +149,8 @@ def resolve_counts(request: RunRequest) -> Counts:
     given_max = None if request.max_draws is None else _count("max-draws", request.max_draws)
     if given_max is not None and given_max < draws:
         raise InputError(f"--max-draws ({given_max}) must be at least --draws ({draws})")
-    return Counts(draws, rule_for(draws, given_max).max_draws, samples, concurrency, None)
+    rule = reference_rule(draws, given_max) if request.as_reference else rule_for(draws, given_max)
+    return Counts(rule.min_draws, rule.max_draws, samples, concurrency, None, rule)
 
 
 def _skill(request: RunRequest, suite: Suite) -> tuple[Path, str]:
@@ -238,9 +252,19 @@ def run_suite(
     out = request.out or default_out(request.suite, request.quick)
     check_output(out)
     max_failures = _count("max-consecutive-failures", request.max_consecutive_failures, low=0)
-    rule = rule_for(counts.draws, counts.max_draws)
+    rule = counts.stopping_rule()
     lane, judge, judge_model = make_lanes(request)
-    try:  # what can still be refused once the lanes exist: the price table, the journal
+    try:  # what can still be refused once the lanes exist: the reference, the price table, the journal
+        reference = reference_for(request.reference, suite, lane.provider, judge.provider, judge_model)
+        if reference.arms and rule.max_draws < rule.call_min:
+            reference = replace(
+                reference,
+                lines=(
+                    *reference.lines,
+                    f"driftproof: reference: with --max-draws {rule.max_draws} no case can be called against it "
+                    f"(a call needs {rule.call_min} measured draws per arm)",
+                ),
+            )
         price = price_for(judge_model, request.price_table)
         options = RunOptions(
             judge_model=judge_model,
@@ -250,6 +274,7 @@ def run_suite(
             concurrency=counts.concurrency,
             capture=request.capture,
             max_consecutive_failures=max_failures,
+            reference=reference.arms or None,
         )
         fingerprint = run_fingerprint(
             {
@@ -264,6 +289,7 @@ def run_suite(
                 **({"delivery": request.delivery} if request.delivery != "system_prompt" else {}),
                 "preset": counts.preset,
                 "script": str(request.script) if request.script else None,
+                **({"reference": reference.sha256} if reference.sha256 else {}),
             }
         )
         journal = _journal_for(request, out, fingerprint)
@@ -272,7 +298,16 @@ def run_suite(
         judge.close()
         raise
     runner, started = _draw(
-        request, suite, skill_text, (lane, judge), options, counts, journal, progress_stream, log_answer
+        request,
+        suite,
+        skill_text,
+        (lane, judge),
+        options,
+        counts,
+        journal,
+        progress_stream,
+        log_answer,
+        reference.lines,
     )
     transcripts = _write_transcripts(runner, out) if request.keep_transcripts else None
     ctx = RunContext(
@@ -291,6 +326,8 @@ def run_suite(
         price=price,
         transcripts=transcripts,
         delivery=request.delivery,
+        reference_sha256=reference.sha256,
+        as_reference=request.as_reference,
     )
     receipt = build_receipt(runner, ctx)
     write_receipt(receipt, out)
@@ -315,11 +352,12 @@ def _draw(
     journal: Journal,
     progress_stream: Any,
     log_answer: Callable[[str, str, int, str], None] | None,
+    said: tuple[str, ...] = (),
 ) -> tuple[Runner, str]:
     """Draw and judge every case; a stopped run keeps its journal only when it holds finished draws."""
     lane, judge = lanes
     stream = progress_stream if progress_stream is not None else sys.stderr
-    for line in notice_lines(suite):  # what of the suite as written is not run, before any call
+    for line in (*notice_lines(suite), *said):  # what is not run, what the reference does: before any call
         print(line, file=stream, flush=True)
     print(counts.plan_line(len(suite.cases)), file=stream, flush=True)
     label = f"{suite.name} · {lane.provider}/{request.model or lane.default_model() or 'default'} ({lane.surface})"

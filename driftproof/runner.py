@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from driftproof.checks import run_checks
 from driftproof.core.build import lost_draw, measured_draw, sha256_text
+from driftproof.core.compare import ArmEvidence
 from driftproof.core.models import Draw, JudgeSample
-from driftproof.core.stopping import StoppingRule, more_draws
+from driftproof.core.rounds import CaseDraws, arm_draws, next_draws
+from driftproof.core.stopping import StoppingRule
 from driftproof.core.words import ArmName
 from driftproof.errors import RunInterrupted, RunStopped
 from driftproof.journal import DrawResult, Journal
@@ -80,6 +82,8 @@ class RunOptions:
     capture: str = "text"
     max_consecutive_failures: int = DEFAULT_MAX_CONSECUTIVE_FAILURES
     """Calls that may fail in a row (after their retries) before the run stops; 0 never stops."""
+    reference: Mapping[str, ArmEvidence] | None = None
+    """By case id, the reference receipt's with-skill arm the stopping rule settles this run against."""
 
 
 @dataclass(slots=True)
@@ -277,21 +281,24 @@ class Runner:
                 continue
             draw = Draw.model_validate(e["draw"])
             self.results[ci][e["arm"]][draw.index] = DrawResult(
-                draw, e.get("answer"), list(e.get("judge_replies", [])), bool(e.get("judged"))
+                draw,
+                e.get("answer"),
+                list(e.get("judge_replies", [])),
+                bool(e.get("judged")),
+                bool(e.get("failed_call")),
             )
 
-    def _next_round(self, pool: ThreadPoolExecutor, futures: Futures, ci: int) -> None:
-        measured = {
-            arm: [r.draw.score for r in self.results[ci][arm].values() if r.draw.score is not None] for arm in ARMS
+    def case_draws(self, ci: int) -> CaseDraws:
+        """Case ``ci`` as the stopping rule sees it: each arm's draws in index order, and the reference arm."""
+        arms = {
+            arm: arm_draws([(r.draw.score, r.failed_call) for _, r in sorted(self.results[ci][arm].items())])
+            for arm in ARMS
         }
-        lost = {arm: sum(1 for r in self.results[ci][arm].values() if r.draw.score is None) for arm in ARMS}
-        decision = more_draws(
-            self.options.rule,
-            measured["with_skill"],
-            measured["baseline"],
-            lost_with=lost["with_skill"],
-            lost_baseline=lost["baseline"],
-        )
+        reference = (self.options.reference or {}).get(self.suite.cases[ci].id)
+        return CaseDraws(arms["with_skill"], arms["baseline"], reference)
+
+    def _next_round(self, pool: ThreadPoolExecutor, futures: Futures, ci: int) -> None:
+        decision = next_draws(self.options.rule, self.case_draws(ci))
         case = self.suite.cases[ci]
         self._outstanding[ci] = 0
         for arm, add in (("with_skill", decision.add_with), ("baseline", decision.add_baseline)):
@@ -333,12 +340,13 @@ class Runner:
                 side_calls=list(gen.side_calls) if gen.side_calls is not None else None,
                 harness_overhead=gen.extra.get("harness_overhead"),
             )
+            failed_call = gen.error is not None and gen.failure is not None  # the endpoint failed, not the answer
             self._finish(
                 pool,
                 futures,
                 ci,
                 arm,
-                DrawResult(draw, gen.text or None, [], False),
+                DrawResult(draw, gen.text or None, [], False, failed_call),
                 journal,
                 lost_to_a_failed_call=gen.error is not None,
             )
@@ -384,15 +392,15 @@ class Runner:
             side_calls=list(g.side_calls) if g.side_calls is not None else None,
             harness_overhead=g.extra.get("harness_overhead"),
         )
-        no_reply = all(sample.returned is False for sample in samples)
+        no_reply = draw.score is None and all(sample.returned is False for sample in samples)  # every judge call failed
         self._finish(
             pool,
             futures,
             ci,
             arm,
-            DrawResult(draw, pending.answer, pending.replies, True),
+            DrawResult(draw, pending.answer, pending.replies, True, no_reply),
             journal,
-            lost_to_a_failed_call=draw.score is None and no_reply,
+            lost_to_a_failed_call=no_reply,
         )
 
     @staticmethod

@@ -14,6 +14,18 @@ from driftproof.receipts import seal_receipt
 DrawSpec = float | None
 
 
+def seven(three: Sequence[float]) -> list[float]:
+    """Three draw scores drawn to the 7 measured draws R-7 asks of a call between two receipts: the three
+    twice, then the middle one. For an evenly spaced three (a, a + d, a + 2d) the mean stays a + d and the sd
+    becomes d·sqrt(4/6) = 0.8165·d (0.05 apart: 0.0408).
+
+    >>> seven([0.85, 0.90, 0.95])
+    [0.85, 0.9, 0.95, 0.85, 0.9, 0.95, 0.9]
+    """
+    first, middle, last = three
+    return [first, middle, last, first, middle, last, middle]
+
+
 def arm(scores: Sequence[DrawSpec], samples: int = 1, reason: str = "timeout") -> Arm:
     """An arm whose draws score exactly ``scores`` (None = lost with ``reason``)."""
     draws = []

@@ -26,10 +26,12 @@ class ArmEvidence:
     lost_reasons: tuple[str, ...] = ()
     source: BandSource = BandSource.GENERATION
     legacy_samples: tuple[float, ...] = ()
+    replaced: int = 0
+    """Lost draws whose call failed and that a later measured draw replaced: never drawn, as far as R-6 goes."""
 
     @property
     def drawn(self) -> int:
-        """Draws made: measured plus lost."""
+        """Draws R-6 reads: measured plus lost (replaced draws left out)."""
         return len(self.scores) + self.lost
 
     @property
@@ -62,6 +64,11 @@ class Comparison:
     draws_needed_reason: str | None = None
     reason: str | None = None
     lost_vertices_failed: tuple[tuple[int, int], ...] = field(default=())
+    thin: str | None = None
+    """R-7, between two receipts: which arm had too few measured draws for the call it would have been
+    (``before``, ``after`` or ``both``); ``None`` otherwise."""
+    sentence: str | None = None
+    """The exact sentence that explains an R-7 underpowered case."""
 
 
 def _holds_everywhere(

@@ -16,7 +16,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from driftproof.core.compare import Comparison, compare
+from driftproof.core.between import DIFF_RULE, compare_between
+from driftproof.core.compare import Comparison
 from driftproof.core.models import Judge, Receipt
 from driftproof.core.reading import (
     ArmSummary,
@@ -35,6 +36,7 @@ from driftproof.core.words import (
     DIFFERENT_SOURCES,
     NO_SEPARATION_HEADLINE,
     SMOKE_RUN,
+    THIN_REFERENCE,
     CaseVerdict,
     Status,
 )
@@ -203,6 +205,8 @@ class DiffResult:
     different_sources: str | None
     not_like_for_like: NotLikeForLike | None = None
     """Why the two receipts are not compared case by case though each may have a verdict."""
+    rule: str = DIFF_RULE
+    """The rule that made (or withheld) each call: R-1 … R-6 and R-7."""
 
 
 def headline(counts: Counts, withheld: dict[str, str], mismatch: str | None = None) -> str:
@@ -244,6 +248,19 @@ def short_reason(receipt: Receipt) -> str | None:
     return f"below TESTED ({receipt.verification})"
 
 
+def _thin_reference(status: StatusReading, comparisons: list[Comparison]) -> StatusReading:
+    """An underpowered diff whose R-7 cases are thin on BEFORE's side says so: more draws of this pull request
+    cannot help; the default branch's receipt needs them."""
+    thin = [c for c in comparisons if c.verdict == CaseVerdict.UNDERPOWERED and c.thin is not None]
+    if status.status != Status.UNDERPOWERED or not thin:
+        return status
+    if all(c.thin in ("before", "both") for c in thin) and len(thin) == sum(
+        1 for c in comparisons if c.verdict == CaseVerdict.UNDERPOWERED
+    ):
+        return StatusReading(status.status, THIN_REFERENCE, status.wide)
+    return status
+
+
 def diff(before: Receipt, after: Receipt) -> DiffResult:
     """Compare AFTER's with_skill arm against BEFORE's, case by case (matched by id)."""
     sides = (("before", before), ("after", after))
@@ -256,7 +273,7 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
     matched = [c for c in after.cases if c.id in before_cases]
     new = [evidence(c.with_skill) for c in matched]
     ref = [evidence(before_cases[c.id].with_skill) for c in matched]
-    comparisons = [compare(n, r) for n, r in zip(new, ref, strict=True)]
+    comparisons = [compare_between(n, r) for n, r in zip(new, ref, strict=True)]
     cases = tuple(
         DiffCase(
             id=c.id,
@@ -276,7 +293,7 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
     if no_call:
         status = StatusReading(Status.NO_VERDICT, line, None)
     else:
-        status = judge_status(comparisons, new, ref)
+        status = _thin_reference(judge_status(comparisons, new, ref), comparisons)
     r_before, r_after = read_receipt(before), read_receipt(after)
     src_before = {s for c in cases for s in [c.before.band_source]}
     src_after = {s for c in cases for s in [c.after.band_source]}

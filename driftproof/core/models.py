@@ -17,10 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validat
 from driftproof.core.words import BandSource, DrawStatus, Verification
 
 #: The one schema version Driftproof writes. Readers accept every version in ``schemas/``.
-SCHEMA_VERSION = "0.14"
+SCHEMA_VERSION = "0.15"
 
 #: Every version these models can hold: the current one and the older ones whose fields are a subset.
-READABLE_VERSIONS = ("0.13", "0.14")
+READABLE_VERSIONS = ("0.13", "0.14", "0.15")
 
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="Lower-case hex SHA-256.")]
 Score = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -111,6 +111,11 @@ class Draw(_Model):
     index: Count = Field(description="0-based position of the draw in its arm.")
     status: DrawStatus = Field(description="measured or lost.")
     lost_reason: str | None = Field(None, description="Why the draw is lost; null when measured.")
+    replaced: bool | None = Field(
+        None,
+        description="A lost draw whose call failed (no answer or score came back) and that a later measured draw "
+        "of the same arm replaced; R-6 leaves it out. False or null: R-6 counts it. Since 0.15.",
+    )
     score: Score | None = Field(None, description="Mean of the valid judge samples; null when lost.")
     judge_samples: list[JudgeSample] = Field(default_factory=list, description="In reply order.")
     checks: list[CheckResult] = Field(default_factory=list, description="Post-check results.")
@@ -158,6 +163,9 @@ class Case(_Model):
     criteria: list[CriterionSpec] | None = Field(None, description="Criteria mode: the criteria.")
     threshold: Score | None = Field(None, description="Pass threshold on the judge scale.")
     notices: list[str] = Field(default_factory=list, description="What this lane did not run, etc.")
+    stop_reason: str | None = Field(
+        None, description="Why drawing stopped for this case: the stopping rule's last word. Since 0.15."
+    )
     with_skill: Arm = Field(description="The arm with SKILL.md supplied.")
     baseline: Arm = Field(description="The arm with no skill text at all.")
 
@@ -192,6 +200,14 @@ class RunSettings(_Model):
     delivery: Literal["system_prompt", "discover"] | None = None
     max_consecutive_failures: Count | None = Field(
         None, description="Failed calls in a row after which the run stops with an error."
+    )
+    reference_sha256: Sha256 | None = Field(
+        None,
+        description="Seal of the receipt this run was drawn against (--reference): its with-skill arms are what "
+        "the stopping rule settled this run's with-skill arms against. Since 0.15.",
+    )
+    as_reference: bool | None = Field(
+        None, description="Drawn to the deeper rule of a stored reference receipt (--as-reference). Since 0.15."
     )
 
 
@@ -323,7 +339,7 @@ class Seal(_Model):
 class Receipt(_Model):
     """A sealed receipt at schema version ``SCHEMA_VERSION``."""
 
-    schema_version: Literal["0.13", "0.14"] = Field(
+    schema_version: Literal["0.13", "0.14", "0.15"] = Field(
         description="The schema this receipt validates against; written only as SCHEMA_VERSION."
     )
     tool: Tool

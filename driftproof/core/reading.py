@@ -30,14 +30,19 @@ CALLS = (CaseVerdict.IMPROVED, CaseVerdict.REGRESSED)
 
 
 def evidence(arm: Arm) -> ArmEvidence:
-    """The evidence of one recorded arm: measured draw scores, lost count and reasons."""
+    """The evidence of one recorded arm: measured draw scores, the lost draws R-6 counts and their reasons.
+
+    A lost draw marked ``replaced`` (its call failed and a later measured draw took its place) is not one R-6
+    counts: it is kept apart in ``replaced``.
+    """
     scores = tuple(d.score for d in arm.draws if d.status == DrawStatus.MEASURED and d.score is not None)
-    lost = [d.lost_reason or "lost" for d in arm.draws if d.status == DrawStatus.LOST]
+    lost = [d.lost_reason or "lost" for d in arm.draws if d.status == DrawStatus.LOST and not d.replaced]
+    replaced = sum(1 for d in arm.draws if d.status == DrawStatus.LOST and d.replaced)
     legacy: tuple[float, ...] = ()
     if arm.band_source == BandSource.LEGACY and len(scores) == 1:
         draw = next(d for d in arm.draws if d.status == DrawStatus.MEASURED)
         legacy = tuple(s.score for s in draw.judge_samples if s.valid and s.score is not None)
-    return ArmEvidence(scores, len(lost), tuple(lost), BandSource(arm.band_source), legacy)
+    return ArmEvidence(scores, len(lost), tuple(lost), BandSource(arm.band_source), legacy, replaced)
 
 
 def skill_tokens(chars: int) -> int:
@@ -97,6 +102,9 @@ class ArmSummary:
     checks_total: int
     skill_fired: int | None
     skill_fired_of: int
+    replaced: int = 0
+    """Lost draws whose call failed and that a later measured draw replaced (left out of R-6)."""
+    replaced_reasons: tuple[str, ...] = ()
 
 
 def summarize(arm: Arm, threshold: float | None) -> ArmSummary:
@@ -118,6 +126,8 @@ def summarize(arm: Arm, threshold: float | None) -> ArmSummary:
         checks_total=len(checks),
         skill_fired=sum(1 for f in fired if f) if fired else None,
         skill_fired_of=len(fired),
+        replaced=ev.replaced,
+        replaced_reasons=tuple(d.lost_reason or "lost" for d in arm.draws if d.replaced),
     )
 
 

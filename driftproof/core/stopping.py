@@ -16,9 +16,14 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from driftproof.core.bands import band, draws_needed, meets_floor, resolution, separated
+from driftproof.core.between import CALL_MIN_DRAWS
 from driftproof.core.words import EFFECT_FLOOR, TOLERANCE
 
-RULE_NAME = "settle-v1"
+RULE_NAME = "settle-v2"
+
+#: The fewest draws per arm of a receipt drawn to be the reference (``--as-reference``: the default branch's
+#: stored receipt, which pull requests are compared against and cannot draw more of).
+REFERENCE_MIN_DRAWS = 12
 
 MIN_NOT_REACHED = "min_draws not reached"
 BUDGET_SPENT = "max_draws reached before min_draws were measured"
@@ -47,7 +52,7 @@ class StoppingRule:
     separation" instead of naming a draw count the run could have afforded.
 
     >>> DEFAULT_RULE.describe()
-    'settle-v1(min=3,max=10,step=1,alpha_sep=0.05,alpha_ovl=0.1,floor=0.05,resolve=yes)'
+    'settle-v2(min=3,max=10,step=1,alpha_sep=0.05,alpha_ovl=0.1,floor=0.05,resolve=yes,call_min=7)'
     """
 
     id: str = RULE_NAME
@@ -58,6 +63,8 @@ class StoppingRule:
     alpha_overlap: float = 0.1
     floor: float = EFFECT_FLOOR
     resolve: bool = True
+    call_min: int = CALL_MIN_DRAWS
+    """R-7: measured draws each arm compared needs for a call between two receipts (see ``rounds``)."""
 
     def __post_init__(self) -> None:
         if self.min_draws < 1:
@@ -70,17 +77,19 @@ class StoppingRule:
             raise ValueError("alpha_separate and alpha_overlap must lie in (0, 0.5)")
         if self.floor <= 0.0:
             raise ValueError("floor must be positive")
+        if self.call_min < 2:
+            raise ValueError("call_min must be at least 2")
 
     def describe(self) -> str:
         """The string recorded in the receipt as ``run.settings.stopping_rule``: the id and every parameter.
 
         >>> StoppingRule(min_draws=5, max_draws=5).describe()
-        'settle-v1(min=5,max=5,step=1,alpha_sep=0.05,alpha_ovl=0.1,floor=0.05,resolve=yes)'
+        'settle-v2(min=5,max=5,step=1,alpha_sep=0.05,alpha_ovl=0.1,floor=0.05,resolve=yes,call_min=7)'
         """
         return (
             f"{self.id}(min={self.min_draws},max={self.max_draws},step={self.step},"
             f"alpha_sep={self.alpha_separate:g},alpha_ovl={self.alpha_overlap:g},floor={self.floor:g},"
-            f"resolve={'yes' if self.resolve else 'no'})"
+            f"resolve={'yes' if self.resolve else 'no'},call_min={self.call_min})"
         )
 
 
@@ -93,13 +102,24 @@ def rule_for(min_draws: int | None = None, max_draws: int | None = None) -> Stop
     maximum raises the maximum to it unless ``max_draws`` is given.
 
     >>> rule_for(5).describe()
-    'settle-v1(min=5,max=10,step=1,alpha_sep=0.05,alpha_ovl=0.1,floor=0.05,resolve=yes)'
+    'settle-v2(min=5,max=10,step=1,alpha_sep=0.05,alpha_ovl=0.1,floor=0.05,resolve=yes,call_min=7)'
     >>> (rule_for(12).max_draws, rule_for(3, 6).max_draws)
     (12, 6)
     """
     low = DEFAULT_RULE.min_draws if min_draws is None else min_draws
     high = max(DEFAULT_RULE.max_draws, low) if max_draws is None else max_draws
     return replace(DEFAULT_RULE, min_draws=low, max_draws=high)
+
+
+def reference_rule(min_draws: int | None = None, max_draws: int | None = None) -> StoppingRule:
+    """The deeper rule a stored reference receipt is drawn to (``--as-reference``): at least
+    `REFERENCE_MIN_DRAWS` draws per arm (or ``min_draws`` when that is more), then the same rule.
+
+    >>> (reference_rule().min_draws, reference_rule().max_draws, reference_rule(15, 20).max_draws)
+    (12, 12, 20)
+    """
+    low = max(REFERENCE_MIN_DRAWS, min_draws or 0)
+    return rule_for(low, None if max_draws is None else max(low, max_draws))
 
 
 @dataclass(frozen=True)

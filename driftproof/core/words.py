@@ -77,6 +77,7 @@ class Outcome(StrEnum):
 # The exact sentences (seed 000, DESIGN.md). Users grep for them.
 NOT_ENOUGH_DRAWS = "Not enough draws to conclude at this effect floor."
 MORE_CASES = "More cases, not more draws, are needed to conclude at this effect floor."
+THIN_REFERENCE = "Not enough draws on the default branch's receipt to conclude at this effect floor."
 NO_SEPARATION_HEADLINE = "no separation detected at this sample size"
 SMOKE_RUN = "Smoke run, no verdict"
 NO_DRAW_COUNT = "no draw count reaches the floor"

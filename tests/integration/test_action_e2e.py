@@ -2,7 +2,8 @@
 LLM (TESTED receipts), a loopback fake of the GitHub REST API, and the runner's environment files.
 
 Stored receipts on ``main`` (tests/builders.py), with-skill scores per case:
-``subject-line`` 0.85 ± 0 and ``why-not-what`` 0.75 ± 0 (3 draws each; baselines 0.25 ± 0.05).
+``subject-line`` 0.85 ± 0 and ``why-not-what`` 0.75 ± 0 (12 draws each, as a store job drawn ``--as-reference``
+leaves them; baselines 0.25 ± 0.04).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ from tests.support.fake_llm_server import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = [0.20, 0.25, 0.30]
-STORED = {"subject-line": ([0.85] * 3, BASE), "why-not-what": ([0.75] * 3, BASE)}
+# what a store job drawn --as-reference leaves on main: 12 draws per arm (R-7 needs 7 of a call's arms)
+STORED = {"subject-line": ([0.85] * 12, BASE * 4), "why-not-what": ([0.75] * 12, BASE * 4)}
 
 
 def scores(subject: Sequence[float], why: Sequence[float]) -> dict[str, dict[str, Sequence[float]]]:
@@ -50,7 +52,7 @@ def scores(subject: Sequence[float], why: Sequence[float]) -> dict[str, dict[str
 
 
 REGRESSION = scores([0.50, 0.55, 0.60], [0.75])  # subject-line: 0.55 ± 0.05 against 0.85 ± 0: apart, Δ −0.30
-IMPROVEMENT = scores([0.95, 1.0, 0.95], [0.75])  # subject-line: 0.967 ± 0.029, lo 0.938 > 0.85: Δ +0.117
+IMPROVEMENT = scores([0.95, 1.0, 0.95], [0.75])  # subject-line, 7 draws: 0.964 ± 0.024, lo 0.940 > 0.85
 # why-not-what: 0.74 ± 0.04 against 0.75 ± 0 overlaps; r = 0.04 + 2·sqrt(0.0016/3) = 0.086 ≥ 0.05:
 # underpowered; n > 4·0.0016/0.01² = 64, so 65 draws per arm (0.04 + 2·sqrt(0.0016/65) = 0.0496 < 0.05).
 UNDERPOWERED = scores([0.85], [0.70, 0.74, 0.78])
@@ -131,17 +133,19 @@ def test_regression_fails_the_gate_with_outputs_and_an_annotation(
         "improved": "0",
         "draws-needed": "",
     }
-    assert job.outputs["lift"] == "+0.400"  # (0.55 − 0.25) and (0.75 − 0.25), averaged
+    # the run drew subject-line's with-skill arm to the 7 draws R-7 asks of a call against main: 0.50, 0.55,
+    # 0.60 cycled, mean 3.8 / 7 = 0.5429; its baseline took a fourth draw (0.20): mean 0.2375. Lift: the mean of
+    # (0.5429 − 0.2375) and (0.75 − 0.25) = 0.4027
+    assert job.outputs["lift"] == "+0.403"
     assert set(job.outputs) == set(action.OUTPUTS)
-    annotation = "::error title=Driftproof%3A case regressed::case subject-line: with-skill 0.85 ± 0.00 (3/3) on main"
+    annotation = "::error title=Driftproof%3A case regressed::case subject-line: with-skill 0.85 ± 0.00 (12/12) on main"
     assert annotation in job.log
     report = job.file("report")
     assert report.startswith(
         "**Driftproof · regressed** · `subject-line` -0.31 (0.85 → 0.54, with-skill arm, main → this PR)\n"
     )
-    # the stopping rule drew a fourth pair for subject-line (its with/without bands touched at the top of
-    # their spread intervals): 0.50, 0.55, 0.60, 0.50 → 0.54 ± 0.05
-    assert "| `subject-line` | 0.85 ± 0.00 (3/3) | 0.54 ± 0.05 (4/4) | -0.31 | regressed |" in report
+    # 7 draws against main's 12: 0.5429 ± 0.045 (sd of 0.50, 0.55, 0.60 ×2 and 0.50) under 0.85 ± 0
+    assert "| `subject-line` | 0.85 ± 0.00 (12/12) | 0.54 ± 0.04 (7/7) | -0.31 | regressed |" in report
     assert json.loads(job.file("badge"))["color"] in ("brightgreen", "red", "yellow", "lightgrey")
     # raw model output sits between ::stop-commands:: and its resume token
     start = job.log.index("::stop-commands::")
@@ -156,9 +160,10 @@ def test_improvement_passes(tmp_path: Path, github: FakeGitHub, fake_llm_server:
 
     assert job.code == 0
     assert (job.outputs["status"], job.outputs["regressed"], job.outputs["improved"]) == ("passing", "0", "1")
-    # subject-line 0.85 → 0.967: Δ +0.117
+    # subject-line drawn to 7 against main (R-7): 0.95, 1.0, 0.95 cycled, (5 · 0.95 + 2 · 1.0) / 7 = 0.9643:
+    # Δ = 0.9643 − 0.85 = +0.114
     assert job.file("report").startswith(
-        "**Driftproof · passing** · `subject-line` +0.12 (0.85 → 0.97, with-skill arm, main → this PR)\n"
+        "**Driftproof · passing** · `subject-line` +0.11 (0.85 → 0.96, with-skill arm, main → this PR)\n"
     )
     assert json.loads(job.file("badge"))["message"].startswith("passing · lift +")
 
@@ -175,7 +180,7 @@ def test_underpowered_names_the_draws_needed_and_fails_when_asked(
     assert report.startswith(
         "**Driftproof · underpowered** · Not enough draws to conclude at this effect floor. (2 cases, with-skill arm"
     )
-    assert "| `why-not-what` | 0.75 ± 0.00 (3/3) | 0.74 ± 0.04 (3/3) | 65 |" in report
+    assert "| `why-not-what` | 0.75 ± 0.00 (12/12) | 0.74 ± 0.04 (3/3) | 65 |" in report
 
 
 def test_underpowered_passes_the_default_gate(

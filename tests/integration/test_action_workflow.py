@@ -25,6 +25,7 @@ import pytest
 import yaml
 
 from driftproof import action
+from driftproof.core.models import SCHEMA_VERSION
 from tests.support.action_sim import (
     KEY,
     RECEIPT,
@@ -203,4 +204,7 @@ def test_pr_check_store_job_as_the_runner_user_then_a_regressing_pr(
     assert "No receipt is stored" not in log
     report = (second / outputs["report"]).read_text(encoding="utf-8")
     assert report.startswith("**Driftproof · regressed** · `subject-line` ")
-    assert yaml.safe_load(stored)["schema_version"] == "0.14"
+    assert yaml.safe_load(stored)["schema_version"] == SCHEMA_VERSION
+    # the store job drew main's receipt to the reference rule: 12 draws in every arm
+    assert yaml.safe_load(stored)["run"]["settings"]["as_reference"] is True
+    assert yaml.safe_load(stored)["counts"]["draws_per_arm_min"] >= 12

@@ -20,13 +20,16 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 KNOWN = ", ".join(known_schema_versions())  # "0.13, 0.14" today
 UP = ([0.5, 0.6, 0.7], [0.2, 0.3, 0.4])
 DOWN = ([0.2, 0.3, 0.4], [0.5, 0.6, 0.7])
+# 7 draws a side, as R-7 asks of a call between two receipts: with-skill 0.6 ± 0.0645 and 0.3 ± 0.0645
+UP7 = ([0.5, 0.55, 0.6, 0.65, 0.7, 0.6, 0.6], [0.2, 0.3, 0.4])
+DOWN7 = ([0.2, 0.25, 0.3, 0.35, 0.4, 0.3, 0.3], [0.5, 0.6, 0.7])
 
 
 @pytest.fixture
 def pair(tmp_path: Path) -> tuple[Path, Path]:
     before, after = tmp_path / "before.json", tmp_path / "after.json"
-    write_receipt(receipt({"a": UP, "b": UP}), before)
-    write_receipt(receipt({"a": DOWN, "b": UP}), after)
+    write_receipt(receipt({"a": UP7, "b": UP7}), before)
+    write_receipt(receipt({"a": DOWN7, "b": UP7}), after)
     return before, after
 
 

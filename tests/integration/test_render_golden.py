@@ -20,27 +20,27 @@ from driftproof.core.reading import read_receipt
 from driftproof.core.words import DIFFERENT_SOURCES, MORE_CASES, NO_SEPARATION_HEADLINE, NOT_ENOUGH_DRAWS, SMOKE_RUN
 from driftproof.receipts import seal_receipt
 from driftproof.render import render_diff, render_first_run, render_summary, render_view
-from tests.builders import legacy_arm, receipt
+from tests.builders import legacy_arm, receipt, seven
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE = os.environ.get("DRIFTPROOF_UPDATE_GOLDEN") == "1"
 BASE = [0.20, 0.25, 0.30]
 
-# before → after, with-skill arms (baselines BASE throughout):
+# before → after, with-skill arms (baselines BASE throughout); the calls on 7 draws a side:
 BEFORE = {
-    "subject-line": ([0.85, 0.90, 0.95], BASE),
-    "up": ([0.60, 0.60, 0.60], BASE),
-    "floor": ([0.50, 0.50, 0.50], BASE),
+    "subject-line": (seven([0.85, 0.90, 0.95]), BASE),
+    "up": ([0.60] * 7, BASE),
+    "floor": ([0.50] * 7, BASE),
     "flat": ([0.70, 0.70, 0.70], BASE),
     "noisy": ([0.50, 0.70, 0.90], BASE),
     "close": ([0.75, 0.75, 0.75], BASE),
-    "retry-429": ([0.85, 0.90, 0.95], BASE),
+    "retry-429": (seven([0.85, 0.90, 0.95]), BASE),
     "only-before": ([0.5, 0.6, 0.7], BASE),
 }
 AFTER = {
-    "subject-line": ([0.50, 0.55, 0.60], BASE),  # 0.55 ± 0.05 under 0.90 ± 0.05: regressed, Δ −0.35
-    "up": ([0.80, 0.85, 0.90], BASE),  # improved, Δ +0.25
-    "floor": ([0.53, 0.53, 0.53], BASE),  # apart, but Δ 0.03 < 0.05: below_effect_floor
+    "subject-line": (seven([0.50, 0.55, 0.60]), BASE),  # 0.55 ± 0.041 under 0.90 ± 0.041: regressed, Δ −0.35
+    "up": (seven([0.80, 0.85, 0.90]), BASE),  # improved, Δ +0.25
+    "floor": ([0.53] * 7, BASE),  # apart, but Δ 0.03 < 0.05: below_effect_floor
     "flat": ([0.70, 0.70, 0.70], BASE),  # no_separation: r = 0
     "noisy": ([0.60, 0.70, 0.80], BASE),  # underpowered, s_a + s_b = 0.3 ≥ F: no draw count
     "close": ([0.70, 0.74, 0.78], BASE),  # underpowered, n > 4·0.0016/0.01² = 64: 65 draws per arm
@@ -163,7 +163,7 @@ def test_diff_headline_names_each_direction_and_counts_below_floor_apart() -> No
         "reach it; more cases, or a less noisy case, would help |"
     ) in report
     assert (
-        "- `retry-429`: this PR lost 1 of 3 draws (timeout); main lost 0 of 3 draws. Inconclusive: separated on "
+        "- `retry-429`: this PR lost 1 of 3 draws (timeout); main lost 0 of 7 draws. Inconclusive: separated on "
         "measured draws, but not at every score the lost draws could have had."
     ) in report
     assert "Unmatched cases, left out: only in main: `only-before`; only in this PR: `only-after`." in report

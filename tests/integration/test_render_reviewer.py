@@ -24,10 +24,11 @@ from driftproof.core.words import (
 )
 from driftproof.receipts import seal_receipt
 from driftproof.render import render_diff, render_first_run, render_summary, render_view
-from tests.builders import receipt
+from tests.builders import receipt, seven
 
 BASE = [0.20, 0.25, 0.30]
-HIGH, LOW = [0.85, 0.90, 0.95], [0.50, 0.55, 0.60]  # 0.90 ± 0.05 and 0.55 ± 0.05: apart, Δ = −0.35
+# 0.90 ± 0.041 and 0.55 ± 0.041 on the 7 draws a side R-7 asks of a call between receipts: apart, Δ = −0.35
+HIGH, LOW = seven([0.85, 0.90, 0.95]), seven([0.50, 0.55, 0.60])
 TOKENS = ("no_verdict", "no_separation", "below_effect_floor")
 
 
@@ -75,7 +76,7 @@ def prose(text: str) -> str:
 def test_first_line_names_the_regressed_case_its_delta_and_where() -> None:
     # subject-line: 0.90 ± 0.05 → 0.60 ± 0.05 (0.55, 0.60, 0.65): apart, Δ = 0.60 − 0.90 = −0.30
     before = receipt({"subject-line": (HIGH, BASE), "flat": ([0.7] * 3, BASE)})
-    after = receipt({"subject-line": ([0.55, 0.60, 0.65], BASE), "flat": ([0.7] * 3, BASE)})
+    after = receipt({"subject-line": (seven([0.55, 0.60, 0.65]), BASE), "flat": ([0.7] * 3, BASE)})
     assert first_line(diff_md(before, after)) == (
         "**Driftproof · regressed** · `subject-line` -0.30 (0.90 → 0.60, with-skill arm, main → this PR)"
     )
@@ -83,8 +84,8 @@ def test_first_line_names_the_regressed_case_its_delta_and_where() -> None:
 
 def test_first_line_lists_several_cases_downward_first_capped_per_direction() -> None:
     # a…e: 0.90 → 0.55, Δ −0.35 each; f: 0.60 ± 0 → 0.85 ± 0.05, Δ +0.25
-    before = receipt({**{k: (HIGH, BASE) for k in "abcde"}, "f": ([0.60] * 3, BASE)})
-    after = receipt({**{k: (LOW, BASE) for k in "abcde"}, "f": ([0.80, 0.85, 0.90], BASE)})
+    before = receipt({**{k: (HIGH, BASE) for k in "abcde"}, "f": ([0.60] * 7, BASE)})
+    after = receipt({**{k: (LOW, BASE) for k in "abcde"}, "f": (seven([0.80, 0.85, 0.90]), BASE)})
     assert first_line(diff_md(before, after)) == (
         "**Driftproof · regressed** · regressed `a` -0.35 (0.90 → 0.55), `b` -0.35 (0.90 → 0.55), "
         "`c` -0.35 (0.90 → 0.55) and 2 more; improved `f` +0.25 (0.60 → 0.85) (with-skill arm, main → this PR)"
@@ -131,16 +132,16 @@ def test_underpowered_cases_past_five_fold_the_rest() -> None:
 
 
 def full_pair() -> tuple[Receipt, Receipt]:
-    before = receipt({"up": ([0.6] * 3, BASE), "floor": ([0.5] * 3, BASE), "down": (HIGH, BASE)})
+    before = receipt({"up": ([0.6] * 7, BASE), "floor": ([0.5] * 7, BASE), "down": (HIGH, BASE)})
     # up +0.25 improved; floor 0.50 ± 0 → 0.53 ± 0: apart, Δ 0.03 < F; down −0.35 regressed
-    after = receipt({"up": ([0.8, 0.85, 0.9], BASE), "floor": ([0.53] * 3, BASE), "down": (LOW, BASE)})
+    after = receipt({"up": (seven([0.8, 0.85, 0.9]), BASE), "floor": ([0.53] * 7, BASE), "down": (LOW, BASE)})
     return before, after
 
 
 def test_metadata_table_sits_below_the_case_table() -> None:
     report = diff_md(*full_pair())
     assert report.index("**Separated**") < report.index("| lift (with − without) |")
-    assert report.index("| `down` | 0.90 ± 0.05 (3/3) | 0.55 ± 0.05 (3/3) | -0.35 | regressed |") < report.index(
+    assert report.index("| `down` | 0.90 ± 0.04 (7/7) | 0.55 ± 0.04 (7/7) | -0.35 | regressed |") < report.index(
         "| skill size |"
     )
 
@@ -231,7 +232,7 @@ def test_different_judges_report_gives_no_per_case_verdict_and_says_why() -> Non
     why = f"{DIFFERENT_JUDGES} (judge model requested: judge-1 → judge-2)"
     assert first_line(report) == f"**Driftproof · no verdict** · {why} (with-skill arm, main → this PR)"
     assert "**Separated**" not in report and "| regressed |" not in report and "| improved |" not in report
-    assert "| `down` | 0.90 ± 0.05 (3/3) | 0.55 ± 0.05 (3/3) | -0.35 | no verdict |" in report  # raw move, no call
+    assert "| `down` | 0.90 ± 0.04 (7/7) | 0.55 ± 0.04 (7/7) | -0.35 | no verdict |" in report  # raw move, no call
 
 
 def test_different_providers_report_leads_with_each_sides_lift() -> None:
@@ -244,7 +245,7 @@ def test_different_providers_report_leads_with_each_sides_lift() -> None:
         f"{DIFFERENT_PROVIDERS} · lift main +0.417, this PR +0.393"
     )
     assert "regressed" not in report and "improved" not in report
-    assert "| `up` | 0.60 ± 0.00 (3/3) | 0.85 ± 0.05 (3/3) | +0.25 | no verdict |" in report
+    assert "| `up` | 0.60 ± 0.00 (7/7) | 0.85 ± 0.04 (7/7) | +0.25 | no verdict |" in report
 
 
 # --- point 6: not run on this lane ------------------------------------------------------------------------

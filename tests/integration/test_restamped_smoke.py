@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from driftproof.cli import main
+from driftproof.core.models import SCHEMA_VERSION
 from driftproof.core.seal import sealed
 from driftproof.receipts import receipt_json, write_receipt
 from tests.builders import receipt
@@ -31,7 +32,7 @@ def restamped(tmp_path: Path) -> Path:
 def test_validate_refuses_it(restamped: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", str(restamped)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"{restamped}: schema 0.14: at verification" in err
+    assert err.count("\n") == 1 and f"{restamped}: schema {SCHEMA_VERSION}: at verification" in err
 
 
 def test_diff_counts_it_below_tested_and_names_it_a_smoke_run(

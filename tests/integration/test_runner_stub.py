@@ -80,7 +80,7 @@ def test_scripted_run_records_every_draw_by_hand(suite_dir: Path) -> None:
     assert r.economics.judge_overhead.judged_draws_counted == 0
     assert r.economics.judge_overhead.judged_draws_missing_usage == 11
     assert r.skill is not None and r.skill.chars == 260 and r.skill.tokens == 65
-    assert r.run.settings.stopping_rule and r.run.settings.stopping_rule.startswith("settle-v1(min=4,max=4")
+    assert r.run.settings.stopping_rule and r.run.settings.stopping_rule.startswith("settle-v2(min=4,max=4")
     assert outcome.path == suite_dir / ".driftproof" / "receipt.json" and load_receipt(outcome.path) == r
     assert not (suite_dir / ".driftproof" / "receipt.json.journal").exists()
 

@@ -23,6 +23,10 @@ DOWN = {"a": ([0.10, 0.10, 0.10], BASE)}  # 0.10 ± 0 under 0.25 ± 0.05: lift �
 FLAT = {"a": ([0.25, 0.25, 0.25], [0.25, 0.25, 0.25])}
 CLOSE = {"a": ([0.70, 0.74, 0.78], [0.75, 0.75, 0.75])}  # underpowered: 65 draws per arm
 NOISY = {"a": ([0.50, 0.70, 0.90], [0.60, 0.70, 0.80])}  # underpowered: s_a + s_b = 0.3 ≥ F
+# The same two arms on 7 draws, as R-7 asks of a call between two receipts: with-skill 0.65 ± 0.029 (lift
+# +0.40 still) and 0.10 ± 0 (lift −0.15 still); [0.621, 0.679] and [0.10, 0.10] are apart.
+UP7 = {"a": ([0.60, 0.65, 0.70, 0.65, 0.65, 0.65, 0.65], BASE)}
+DOWN7 = {"a": ([0.10] * 7, BASE)}
 
 
 def r(cases: dict[str, Any], **kwargs: Any) -> Receipt:
@@ -63,8 +67,10 @@ def test_badge_command_writes_the_file(tmp_path: Path, capsys: pytest.CaptureFix
     [
         # (regressed, underpowered, never) gate exit codes
         (None, r(UP), ("passing", "0", "0", "+0.400", "+1.000", ""), (0, 0, 0)),
-        (r(UP), r(DOWN), ("regressed", "1", "0", "-0.150", "-0.375", ""), (1, 1, 0)),
-        (r(DOWN), r(UP), ("passing", "0", "1", "+0.400", "+1.000", ""), (0, 0, 0)),
+        (r(UP7), r(DOWN7), ("regressed", "1", "0", "-0.150", "-0.375", ""), (1, 1, 0)),
+        (r(DOWN7), r(UP7), ("passing", "0", "1", "+0.400", "+1.000", ""), (0, 0, 0)),
+        # the same move on 3 draws a side, against a 3-draw default-branch receipt
+        (r(UP), r(DOWN), ("underpowered", "0", "0", "-0.150", "-0.375", "7"), (0, 1, 0)),
         (r({"a": ([0.75] * 3, BASE)}), r({"a": ([0.70, 0.74, 0.78], BASE)}), ("underpowered",), (0, 1, 0)),
         (
             r(UP),
@@ -75,7 +81,16 @@ def test_badge_command_writes_the_file(tmp_path: Path, capsys: pytest.CaptureFix
         (r(UP, verification="UNVERIFIED"), r(DOWN), ("no_verdict", "0", "0", "-0.150", "-0.375", ""), (0, 0, 0)),
         (None, r(DOWN), ("regressed", "0", "0", "-0.150", "-0.375", ""), (0, 0, 0)),
     ],
-    ids=["first-run", "regressed", "improved", "underpowered", "smoke", "baseline-below-tested", "first-run-hurts"],
+    ids=[
+        "first-run",
+        "regressed",
+        "improved",
+        "thin-reference",
+        "underpowered",
+        "smoke",
+        "baseline-below-tested",
+        "first-run-hurts",
+    ],
 )
 def test_decision_outputs_and_gate(
     before: Receipt | None, after: Receipt, outputs: tuple[str, ...], codes: tuple[int, int, int]

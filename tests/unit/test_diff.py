@@ -6,22 +6,50 @@ import math
 
 from driftproof.core.diff import diff
 from driftproof.core.export import diff_json
-from driftproof.core.words import DIFFERENT_SOURCES, NO_SEPARATION_HEADLINE, SMOKE_RUN, Status
+from driftproof.core.words import (
+    DIFFERENT_SOURCES,
+    NO_SEPARATION_HEADLINE,
+    NOT_ENOUGH_DRAWS,
+    SMOKE_RUN,
+    THIN_REFERENCE,
+    Status,
+)
 from tests.builders import legacy_arm, receipt
 
 BASE = [0.1, 0.1, 0.1]  # baselines do not enter a diff
 
 
+SEVEN_HIGH = [0.5, 0.55, 0.6, 0.65, 0.7, 0.6, 0.6]  # mean 0.6, sd sqrt(0.025 / 6) = 0.0645
+SEVEN_LOW = [0.2, 0.25, 0.3, 0.35, 0.4, 0.3, 0.3]  # mean 0.3, sd 0.0645
+
+
 def test_diff_compares_with_skill_arms_only() -> None:
-    # before with [0.5,0.6,0.7] (band [0.5,0.7]); after with [0.2,0.3,0.4] (band [0.2,0.4]) -> regressed, Δ -0.3
-    # the baselines are swapped wildly and must not matter
-    before = receipt({"a": ([0.5, 0.6, 0.7], [0.9, 0.9, 0.9])})
-    after = receipt({"a": ([0.2, 0.3, 0.4], [0.0, 0.0, 0.0])})
+    # before with mean 0.6 (band [0.535, 0.665]); after 0.3 (band [0.235, 0.365]) -> regressed, Δ -0.3, and
+    # each arm has the 7 measured draws R-7 asks of a call between two receipts. The baselines are swapped
+    # wildly and must not matter.
+    before = receipt({"a": (SEVEN_HIGH, [0.9, 0.9, 0.9])})
+    after = receipt({"a": (SEVEN_LOW, [0.0, 0.0, 0.0])})
     d = diff(before, after)
     assert d.status is Status.REGRESSED
     assert d.cases[0].verdict == "regressed"
     assert math.isclose(d.cases[0].comparison.delta or 0, -0.3, abs_tol=1e-12)
     assert d.headline == "1 case separated downward (regressed)"
+
+
+def test_r7_a_call_needs_seven_measured_draws_in_each_arm() -> None:
+    """The same separation on 3 draws a side is no call between two receipts: R-7 reads it underpowered.
+
+    [0.5, 0.6, 0.7] (band [0.5, 0.7]) against [0.2, 0.3, 0.4] (band [0.2, 0.4]) is apart with Δ −0.3 under
+    R-1 … R-6, but BEFORE (the default branch's receipt) has 3 measured draws: a call needs 7."""
+    d = diff(receipt({"a": ([0.5, 0.6, 0.7], BASE)}), receipt({"a": ([0.2, 0.3, 0.4], BASE)}))
+    case = d.cases[0]
+    assert case.verdict == "underpowered" and case.comparison.thin == "both"
+    assert case.comparison.draws_needed == 7 and case.comparison.sentence == THIN_REFERENCE
+    assert d.status is Status.UNDERPOWERED and d.status_reason == THIN_REFERENCE
+    # a thin AFTER side alone (7 draws before, 3 after) is this run's to fix: the plain sentence
+    d = diff(receipt({"a": (SEVEN_HIGH, BASE)}), receipt({"a": ([0.2, 0.3, 0.4], BASE)}))
+    assert d.cases[0].comparison.thin == "after" and d.status_reason == NOT_ENOUGH_DRAWS
+    assert d.cases[0].comparison.sentence == NOT_ENOUGH_DRAWS
 
 
 def test_diff_counts_below_floor_apart_and_headline_says_no_separation() -> None:

@@ -21,9 +21,10 @@ from driftproof.receipts import seal_receipt
 from tests.builders import receipt
 
 BASE = [0.20, 0.25, 0.30]
-# with-skill arms, before → after: 0.90 ± 0.05 over 0.55 ± 0.05, Δ −0.35: regressed under one judge and one provider
-BEFORE = {"a": ([0.85, 0.90, 0.95], BASE), "b": ([0.70, 0.70, 0.70], BASE)}
-AFTER = {"a": ([0.50, 0.55, 0.60], BASE), "b": ([0.70, 0.70, 0.70], BASE)}
+# with-skill arms, before → after, 7 draws each: 0.90 ± 0.041 over 0.55 ± 0.041, Δ −0.35: regressed
+# under one judge and one provider (sd = sqrt(2 · 0.05² / 6) = 0.0408)
+BEFORE = {"a": ([0.85, 0.90, 0.95] + [0.90] * 4, BASE), "b": ([0.70] * 7, BASE)}
+AFTER = {"a": ([0.50, 0.55, 0.60] + [0.55] * 4, BASE), "b": ([0.70] * 7, BASE)}
 JUDGE = {"provider": "anthropic", "surface": "api", "model_requested": "judge-1"}
 SHA_A, SHA_B = "a" * 64, "b" * 64
 

@@ -46,17 +46,17 @@ def verdict(a: list[float], b: list[float]) -> CaseVerdict:
 
 def test_default_rule_is_recorded_with_every_parameter() -> None:
     assert DEFAULT_RULE.describe() == (
-        "settle-v1(min=3,max=10,step=1,alpha_sep=0.05,alpha_ovl=0.1,floor=0.05,resolve=yes)"
+        "settle-v2(min=3,max=10,step=1,alpha_sep=0.05,alpha_ovl=0.1,floor=0.05,resolve=yes,call_min=7)"
     )
     custom = StoppingRule(min_draws=4, max_draws=12, step=2, alpha_separate=0.1, alpha_overlap=0.2, resolve=False)
-    assert custom.describe() == "settle-v1(min=4,max=12,step=2,alpha_sep=0.1,alpha_ovl=0.2,floor=0.05,resolve=no)"
+    assert custom.describe() == "settle-v2(min=4,max=12,step=2,alpha_sep=0.1,alpha_ovl=0.2,floor=0.05,resolve=no,call_min=7)"
 
 
 def test_rule_for_takes_the_cli_counts() -> None:
     assert rule_for() == DEFAULT_RULE
     assert (rule_for(5).min_draws, rule_for(5).max_draws) == (5, 10)
     assert (rule_for(15).min_draws, rule_for(15).max_draws) == (15, 15)
-    assert rule_for(3, 6).describe().startswith("settle-v1(min=3,max=6,")
+    assert rule_for(3, 6).describe().startswith("settle-v2(min=3,max=6,")
     with pytest.raises(ValueError):
         rule_for(8, 6)
 
