@@ -1,22 +1,25 @@
-"""False calls and detection of the stopping rule, simulated through the project's own verdict code.
+"""False calls and detection of the merge gate, measured the way the Action makes its comparison.
 
-Each case is a pair of arms. Every draw of an arm gets a quality = the arm's true mean + generation noise
-(normal, sd ``--noise``); the judge scores it ``--samples`` times (default 5), each sample = quality + judge
-noise (normal, sd 0.03) rounded to the 0.05 grid and clipped to [0, 1]; the draw's score is the mean of its
-samples. After each round the stopping rule (``driftproof.core.stopping.more_draws``) says how many more draws
-each arm gets; the verdict is ``driftproof.core.compare.compare(with_skill, baseline)`` on what was drawn.
+Each pair is the documented workflow on a simulated 10-case skill (``benchmarks/simulate.py``): the store job's
+run of ``main`` (``driftproof run --as-reference``), a pull request's run against it (``driftproof run
+--reference``), then ``driftproof diff``. A pair "fails the gate" when the diff reads ``regressed`` (a case
+separated downward), which ``fail-on: regressed`` fails. Settings:
 
-- A/A: both arms share one true mean, uniform over [0.3, 0.8]. A false call is ``improved`` or ``regressed``.
-- Lift L (0.10, 0.25): the case centre c is uniform over [0.3, 0.8]; with_skill has true mean c + L/2 and
-  baseline c − L/2. Detection is the share called ``improved``; "wrong way" counts ``regressed``.
-- Unequal spreads: equal true means, a different generation noise sd per arm (outside the issue's target; a
-  skill that changes consistency but not the mean).
+- A/A: nothing changed between the two runs (true means uniform over [0.3, 0.8]): generation sd 0.02, 0.1, 0.2;
+  a spread-only change (the with-skill sd 0.2 on main, 0.02 on the PR, same mean) and the reverse; a judge that
+  scores only 0 or 1; heavy tails (one draw in ten near 0, sd 0.1); unequal arm spreads (with-skill 0.02,
+  baseline 0.2). Any ``improved`` or ``regressed`` is a false call.
+- Moved: the with-skill mean drops by 2.5 generation sds (0.05 at sd 0.02, 0.25 at 0.1, 0.5 at 0.2; main's
+  mean uniform over [0.6, 0.9]), with and without one draw lost to a timeout per case in the PR's with-skill
+  arm; the share called ``regressed`` is the detection.
 
-Both rules, the default and the naive "always 3 draws per arm", see the same random draws case by case: the naive
-rule reads the first three draws of each arm. ``--sweep`` adds a trade-off table over alternative parameters.
-Target (issue): false calls ≤ 0.5 % per case at every noise level. Run from the repo root:
-``.venv/bin/python benchmarks/false_calls.py [--sweep]`` (well under a minute, one core). Prints figures;
-asserts nothing.
+Every row gives the rate with its 95 % Wilson interval, the mean draws per arm of both runs, and the same
+figures for "today" (before issue 9: no reference, no R-7, no replacement). A second table is the comparison
+inside one receipt (with-skill against baseline, one run, settle-v2). Deterministic for a given ``--seed``.
+
+    .venv/bin/python benchmarks/false_calls.py                   # 2,000 pairs a setting, ~10 minutes, one core
+    .venv/bin/python benchmarks/false_calls.py --check 20        # the core engine against the whole tool
+    .venv/bin/python benchmarks/false_calls.py --pairs 200       # a quick look
 """
 
 from __future__ import annotations
@@ -25,77 +28,82 @@ import argparse
 import math
 import random
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from driftproof.core.compare import ArmEvidence, compare
-from driftproof.core.stopping import DEFAULT_RULE, StoppingRule, more_draws
+from benchmarks.simulate import ArmTruth, CaseTruth, Shape, core_case, draw_score, tool_pair
+from driftproof.core.compare import ArmEvidence
+from driftproof.core.rounds import CaseDraws, arm_draws, next_draws
+from driftproof.core.stopping import rule_for
 from driftproof.core.words import CaseVerdict
+from driftproof.core.compare import compare
 
-JUDGE_SD = 0.03
-GRID = 0.05
-NOISES = (0.02, 0.1, 0.2)
-LIFTS = (0.10, 0.25)
-UNEQUAL = ((0.02, 0.1), (0.02, 0.2), (0.1, 0.2))
+CASES = 10
+LIFT = 0.10  # the skill's true lift on every case (baseline = with-skill mean − 0.10)
 CALLS = (CaseVerdict.IMPROVED, CaseVerdict.REGRESSED)
+ANSWER_TOKENS = 300 + 400 + 300  # prompt + skill (with-skill arm) + answer: a representative answer call
+JUDGE_TOKENS = 500 + 300 + 300 + 60  # template + prompt + answer + reply: a representative judge call
 
 
-def generation_noise(rng: random.Random, sd: float, shape: str) -> float:
-    """One draw's generation noise, mean 0 and sd ``sd``: ``normal``; ``t4`` (Student t, 4 df: heavy tails);
-    ``slips`` (skewed: one draw in ten slips 3 sd below the rest)."""
-    if shape == "normal":
-        return rng.gauss(0.0, sd)
-    if shape == "t4":  # Student t with 4 df has variance 2
-        return rng.gauss(0.0, sd) / math.sqrt(rng.gammavariate(2.0, 2.0) / 4.0) / math.sqrt(2.0)
-    if shape == "slips":  # 0.9·N(0, a²) + 0.1·N(−3sd, a²), centred; a² = sd² − 0.1·0.9·(3sd)²
-        slip = -3.0 * sd if rng.random() < 0.1 else 0.0
-        return slip + 0.3 * sd + rng.gauss(0.0, math.sqrt(0.19) * sd)
-    raise ValueError(shape)
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    make: Callable[[random.Random], CaseTruth]
+    moved: bool = False
 
 
-def judged_score(rng: random.Random, quality: float, samples: int) -> float:
-    """One draw's score: the mean of ``samples`` judge samples on the 0.05 grid, each clipped to [0, 1]."""
-    total = 0.0
-    for _ in range(samples):
-        total += min(1.0, max(0.0, round(rng.gauss(quality, JUDGE_SD) / GRID) * GRID))
-    return total / samples
+def arm(mean: float, sd: float, shape: Shape = "normal") -> ArmTruth:
+    return ArmTruth(mean, sd, shape)
 
 
-class Arm:
-    """An arm's stream of draw scores, seeded by a key: the k-th draw is the same whichever rule asks for it."""
+def aa(
+    sd_with: float, sd_base: float, shape: Shape = "normal", pr_with_sd: float | None = None
+) -> Callable[[random.Random], CaseTruth]:
+    def make(rng: random.Random) -> CaseTruth:
+        mu = rng.uniform(0.3, 0.8)
+        w, b = arm(mu, sd_with, shape), arm(mu - LIFT, sd_base, shape)
+        return CaseTruth(w, b, arm(mu, sd_with if pr_with_sd is None else pr_with_sd, shape), b)
 
-    def __init__(self, key: str, mean: float, noise: float, samples: int, shape: str) -> None:
-        self.rng = random.Random(key)
-        self.mean, self.noise, self.samples, self.shape = mean, noise, samples, shape
-        self.scores: list[float] = []
-
-    def take(self, n: int) -> list[float]:
-        while len(self.scores) < n:
-            quality = self.mean + generation_noise(self.rng, self.noise, self.shape)
-            self.scores.append(judged_score(self.rng, quality, self.samples))
-        return self.scores[:n]
+    return make
 
 
-def run_case(rule: StoppingRule | None, w: Arm, b: Arm) -> tuple[CaseVerdict, int, int]:
-    """Draw under ``rule`` (``None``: always three draws) and return the verdict and the draws per arm."""
-    n_w = n_b = 3
-    if rule is not None:
-        n_w = n_b = 0
-        while True:
-            d = more_draws(rule, w.take(n_w), b.take(n_b))
-            if d.stop:
-                break
-            n_w, n_b = n_w + d.add_with, n_b + d.add_baseline
-    verdict = compare(ArmEvidence(tuple(w.take(n_w))), ArmEvidence(tuple(b.take(n_b)))).verdict
-    return verdict, n_w, n_b
+def dropped(sd: float, drop: float, lose: bool) -> Callable[[random.Random], CaseTruth]:
+    def make(rng: random.Random) -> CaseTruth:
+        mu = rng.uniform(0.6, 0.9)
+        b = arm(mu - LIFT, sd)
+        return CaseTruth(arm(mu, sd), b, arm(mu - drop, sd), b, lose_first_pr_with=lose)
+
+    return make
+
+
+SETTINGS = [
+    Setting("A/A, generation sd 0.02", aa(0.02, 0.02)),
+    Setting("A/A, generation sd 0.1", aa(0.1, 0.1)),
+    Setting("A/A, generation sd 0.2", aa(0.2, 0.2)),
+    Setting("A/A, spread-only change (with-skill sd 0.2 → 0.02)", aa(0.2, 0.1, pr_with_sd=0.02)),
+    Setting("A/A, spread-only change (with-skill sd 0.02 → 0.2)", aa(0.02, 0.1, pr_with_sd=0.2)),
+    Setting("A/A, judge scores only 0 or 1 (sd 0.1)", aa(0.1, 0.1, "binary")),
+    Setting("A/A, heavy tails: 10 % of draws near 0 (sd 0.1)", aa(0.1, 0.1, "slips")),
+    Setting("A/A, unequal arm spreads (with-skill 0.02, baseline 0.2)", aa(0.02, 0.2)),
+    Setting("drop 2.5 sd: 0.05 at sd 0.02", dropped(0.02, 0.05, False), moved=True),
+    Setting("drop 2.5 sd: 0.25 at sd 0.1", dropped(0.1, 0.25, False), moved=True),
+    Setting("drop 2.5 sd: 0.5 at sd 0.2", dropped(0.2, 0.5, False), moved=True),
+    Setting("drop 0.05 at sd 0.02, one lost draw per case", dropped(0.02, 0.05, True), moved=True),
+    Setting("drop 0.25 at sd 0.1, one lost draw per case", dropped(0.1, 0.25, True), moved=True),
+    Setting("drop 0.5 at sd 0.2, one lost draw per case", dropped(0.2, 0.5, True), moved=True),
+    Setting("drop 0.08 at sd 0.02 (4 sd)", dropped(0.02, 0.08, False), moved=True),
+    Setting("drop 0.08 at sd 0.02 (4 sd), one lost draw per case", dropped(0.02, 0.08, True), moved=True),
+]
 
 
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95 % Wilson score interval for k successes in n trials."""
+    """The 95 % Wilson score interval of k successes in n trials."""
     if n == 0:
         return 0.0, 1.0
     p = k / n
@@ -106,193 +114,157 @@ def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 @dataclass
 class Tally:
-    """Verdicts and draws over the pairs of one scenario."""
-
-    pairs: int = 0
-    improved: int = 0
+    cases: int = 0
+    called: int = 0
     regressed: int = 0
-    draws: int = 0
-    draws_max: int = 0
-    underpowered: int = 0
+    pairs: int = 0
+    pairs_failed: int = 0
+    draws: dict[tuple[str, str], int] = field(default_factory=dict)
 
-    def add(self, verdict: CaseVerdict, n_w: int, n_b: int) -> None:
+    def add(self, verdicts: Sequence[CaseVerdict], draws: Sequence[dict[tuple[str, str], int]]) -> None:
         self.pairs += 1
-        self.underpowered += verdict == CaseVerdict.UNDERPOWERED
-        self.improved += verdict == CaseVerdict.IMPROVED
-        self.regressed += verdict == CaseVerdict.REGRESSED
-        self.draws += n_w + n_b
-        self.draws_max = max(self.draws_max, n_w, n_b)
+        self.pairs_failed += any(v == CaseVerdict.REGRESSED for v in verdicts)
+        for v, d in zip(verdicts, draws, strict=True):
+            self.cases += 1
+            self.called += v in CALLS
+            self.regressed += v == CaseVerdict.REGRESSED
+            for k, n in d.items():
+                self.draws[k] = self.draws.get(k, 0) + n
 
-    @property
-    def calls(self) -> int:
-        return self.improved + self.regressed
+    def per_arm(self, run: str, arm: str) -> float:
+        return self.draws.get((run, arm), 0) / max(1, self.cases)
 
-    @property
-    def per_arm(self) -> float:
-        return self.draws / (2 * self.pairs)
-
-
-@dataclass
-class Setting:
-    """One generation-noise level: the A/A tally and one tally per lift."""
-
-    noise: float
-    aa: Tally = field(default_factory=Tally)
-    lifts: dict[float, Tally] = field(default_factory=dict)
+    def tokens_per_pr(self) -> float:
+        """Estimated tokens of the pull request's run, per 10-case PR (answer and judge calls)."""
+        w, b = self.per_arm("pr", "with_skill"), self.per_arm("pr", "baseline")
+        per_case = w * (ANSWER_TOKENS + 5 * JUDGE_TOKENS) + b * (ANSWER_TOKENS - 400 + 5 * JUDGE_TOKENS)
+        return per_case * CASES
 
 
-def scenario(rule: StoppingRule | None, args: argparse.Namespace, name: str, means: tuple[float, float],
-             noises: tuple[float, float], pairs: int) -> Tally:  # fmt: skip
-    """``pairs`` cases with true means centre + ``means`` and generation noise sds ``noises`` (with, baseline)."""
+def pct(k: int, n: int) -> str:
+    lo, hi = wilson(k, n)
+    return f"{100 * k / max(1, n):.2f} % ({100 * lo:.2f}–{100 * hi:.2f})"
+
+
+def run_setting(setting: Setting, pairs: int, seed: int, today: bool) -> Tally:
     tally = Tally()
-    for i in range(pairs):
-        key = f"{args.seed}/{name}/{i}"
-        centre = random.Random(key).uniform(0.3, 0.8)
-        w = Arm(key + "/w", centre + means[0], noises[0], args.samples, args.shape)
-        b = Arm(key + "/b", centre + means[1], noises[1], args.samples, args.shape)
-        tally.add(*run_case(rule, w, b))
+    for pair in range(pairs):
+        rng = random.Random(f"{seed}:{setting.name}:{pair}")
+        cases = [setting.make(rng) for _ in range(CASES)]
+        results = [core_case(c, (seed, setting.name, pair, f"c{i}"), today=today) for i, c in enumerate(cases)]
+        tally.add([r.verdict for r in results], [dict(r.draws) for r in results])
     return tally
 
 
-def simulate(rule: StoppingRule | None, args: argparse.Namespace) -> list[Setting]:
-    settings = []
-    for noise in args.noise:
-        s = Setting(noise, aa=scenario(rule, args, f"{noise}/aa", (0.0, 0.0), (noise, noise), args.pairs))
-        for lift in args.lifts:
-            s.lifts[lift] = scenario(
-                rule, args, f"{noise}/lift{lift}", (lift / 2, -lift / 2), (noise, noise), args.lift_pairs
-            )
-        settings.append(s)
-    return settings
+def _one(args: tuple[int, int, int, bool]) -> Tally:
+    index, pairs, seed, today = args
+    return run_setting(SETTINGS[index], pairs, seed, today)
 
 
-def pct(k: int, n: int, digits: int = 2) -> str:
-    return f"{100 * k / n:.{digits}f} %"
-
-
-def main_table(title: str, settings: list[Setting], lifts: Sequence[float]) -> str:
-    heads = "".join(f" lift {lift:.2f}: called improved (draws/arm) |" for lift in lifts)
-    out = [
-        f"**{title}**",
-        "",
-        "| gen. noise sd | A/A pairs | false calls | rate | 95 % Wilson | mean draws/arm | max draws/arm "
-        "| A/A underpowered |" + heads + " lifts: called regressed (count) |",
-        "|---|---|---|---|---|---|---|---|" + "---|" * (len(lifts) + 1),
-    ]
-    for s in settings:
-        lo, hi = wilson(s.aa.calls, s.aa.pairs)
-        cells = [
-            f"{s.noise:g}",
-            f"{s.aa.pairs}",
-            f"{s.aa.calls}",
-            pct(s.aa.calls, s.aa.pairs),
-            f"{100 * lo:.2f}–{100 * hi:.2f} %",
-            f"{s.aa.per_arm:.2f}",
-            f"{s.aa.draws_max}",
-            pct(s.aa.underpowered, s.aa.pairs, 1),
-        ]
-        cells += [f"{pct(t.improved, t.pairs, 1)} ({t.per_arm:.2f})" for t in s.lifts.values()]
-        cells.append(" / ".join(str(t.regressed) for t in s.lifts.values()))
-        out.append("| " + " | ".join(cells) + " |")
-    return "\n".join(out)
-
-
-def unequal_table(rules: list[tuple[str, StoppingRule | None]], args: argparse.Namespace) -> str:
-    out = [
-        "**Equal means, unequal spreads (gen. noise sd with vs baseline; not part of the issue's target)**",
-        "",
-        "| rule | sd with | sd baseline | pairs | false calls | rate | 95 % Wilson | mean draws/arm |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for name, rule in rules:
-        for sd_w, sd_b in UNEQUAL:
-            t = scenario(rule, args, f"unequal{sd_w}-{sd_b}", (0.0, 0.0), (sd_w, sd_b), args.pairs)
-            lo, hi = wilson(t.calls, t.pairs)
-            out.append(
-                f"| {name} | {sd_w:g} | {sd_b:g} | {t.pairs} | {t.calls} | {pct(t.calls, t.pairs)} | "
-                f"{100 * lo:.2f}–{100 * hi:.2f} % | {t.per_arm:.2f} |"
-            )
-    return "\n".join(out)
-
-
-def sweep_table(base: StoppingRule, args: argparse.Namespace) -> str:
-    variants = [
-        base,
-        replace(base, max_draws=8),
-        replace(base, max_draws=12),
-        replace(base, alpha_separate=0.1),
-        replace(base, alpha_separate=0.025),
-        replace(base, alpha_overlap=0.05),
-        replace(base, alpha_overlap=0.2),
-        replace(base, step=2),
-        replace(base, resolve=not base.resolve),
-    ]
-    heads = "".join(f" noise {n:g}: lift {lift:.2f} |" for n in args.noise for lift in args.lifts)
-    out = [
-        "**Trade-off: the default against alternative parameters** (per noise level: A/A false-call rate, A/A "
-        "draws/arm, A/A share underpowered; lifts: called improved, with draws/arm)",
-        "",
-        "| rule | false calls | A/A draws/arm | A/A underpowered |" + heads,
-        "|---|---|---|---|" + "---|" * (len(args.noise) * len(args.lifts)),
-    ]
-    for rule in variants:
-        settings = simulate(rule, args)
-        fcs = " / ".join(pct(s.aa.calls, s.aa.pairs) for s in settings)
-        draws = " / ".join(f"{s.aa.per_arm:.2f}" for s in settings)
-        under = " / ".join(pct(s.aa.underpowered, s.aa.pairs, 0) for s in settings)
-        cells = [f"{pct(t.improved, t.pairs, 0)} ({t.per_arm:.1f})" for s in settings for t in s.lifts.values()]
-        out.append(f"| `{rule.describe()}` | {fcs} | {draws} | {under} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description="False calls and detection of the stopping rule (simulation).")
-    p.add_argument("--pairs", type=int, default=4000, help="A/A pairs per noise level (default 4000)")
-    p.add_argument("--lift-pairs", type=int, default=2000, help="pairs per noise level and lift (default 2000)")
-    p.add_argument("--seed", type=int, default=20240611)
-    p.add_argument("--samples", type=int, default=5, help="judge samples per draw (default 5)")
-    p.add_argument("--noise", type=float, nargs="+", default=list(NOISES), help="generation noise sds")
-    p.add_argument("--lifts", type=float, nargs="*", default=list(LIFTS))
-    p.add_argument("--shape", choices=("normal", "t4", "slips"), default="normal", help="generation noise shape")
-    p.add_argument("--min-draws", type=int, default=DEFAULT_RULE.min_draws)
-    p.add_argument("--max-draws", type=int, default=DEFAULT_RULE.max_draws)
-    p.add_argument("--step", type=int, default=DEFAULT_RULE.step)
-    p.add_argument("--alpha-separate", type=float, default=DEFAULT_RULE.alpha_separate)
-    p.add_argument("--alpha-overlap", type=float, default=DEFAULT_RULE.alpha_overlap)
-    p.add_argument("--no-resolve", action="store_true", help="turn the rule's R-4 resolve step off")
-    p.add_argument("--no-naive", action="store_true", help="skip the naive always-3-draws table")
-    p.add_argument("--sweep", action="store_true", help="add the trade-off table over alternative parameters")
-    args = p.parse_args(argv)
-    rule = replace(
-        DEFAULT_RULE,
-        min_draws=args.min_draws,
-        max_draws=args.max_draws,
-        step=args.step,
-        alpha_separate=args.alpha_separate,
-        alpha_overlap=args.alpha_overlap,
-        resolve=DEFAULT_RULE.resolve and not args.no_resolve,
+def action_table(pairs: int, seed: int, jobs: int) -> list[str]:
+    head = (
+        "| setting | cases | false calls per case (A/A) or called regressed (moved), 95 % Wilson | 10-case PRs failing "
+        "`fail-on: regressed` | mean draws per arm, main with/base · PR with/base | today: per case | today: PRs failing |"
     )
-    t0 = time.perf_counter()
+    rows = [head, "|" + "---|" * 7]
+    tasks = [(i, pairs, seed, today) for i in range(len(SETTINGS)) for today in (False, True)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        done = list(pool.map(_one, tasks))
+    for setting, new, old in zip(SETTINGS, done[0::2], done[1::2], strict=True):
+        rate = pct(new.regressed if setting.moved else new.called, new.cases)
+        old_rate = pct(old.regressed if setting.moved else old.called, old.cases)
+        draws = " · ".join(
+            f"{new.per_arm(run, 'with_skill'):.2f}/{new.per_arm(run, 'baseline'):.2f}" for run in ("main", "pr")
+        )
+        cost = f"{new.tokens_per_pr() / old.tokens_per_pr():.2f}×" if not setting.moved else ""
+        rows.append(
+            f"| {setting.name} | {new.cases} | {rate} | {pct(new.pairs_failed, new.pairs)} | {draws} "
+            f"(PR tokens {cost or 'n/a'} today) | {old_rate} | {pct(old.pairs_failed, old.pairs)} |"
+        )
+        print(rows[-1], file=sys.stderr, flush=True)
+    return rows
+
+
+def within_table(pairs: int, seed: int) -> list[str]:
+    """One run, with-skill against baseline (settle-v2 without a reference), as before issue 9."""
+    rows = [
+        "| generation sd | lift | cases | called (false calls at lift 0) | mean draws per arm |",
+        "|---|---|---|---|---|",
+    ]
+    rule = rule_for(3, 10)
+    for sd in (0.02, 0.1, 0.2):
+        for lift in (0.0, 0.10, 0.25):
+            called = draws = 0
+            n = pairs * CASES // (1 if lift == 0 else 2)
+            for i in range(n):
+                rng = random.Random(f"{seed}:within:{sd}:{lift}:{i}")
+                centre = rng.uniform(0.3, 0.8)
+                truth = {"with_skill": ArmTruth(centre + lift / 2, sd), "baseline": ArmTruth(centre - lift / 2, sd)}
+                made: dict[str, list[tuple[float | None, bool]]] = {"with_skill": [], "baseline": []}
+                while not (
+                    d := next_draws(rule, CaseDraws(arm_draws(made["with_skill"]), arm_draws(made["baseline"])))
+                ).stop:
+                    for a, add in (("with_skill", d.add_with), ("baseline", d.add_baseline)):
+                        for k in range(len(made[a]), len(made[a]) + add):
+                            made[a].append((draw_score(truth[a], ("within", seed, sd, lift, i, a, k), 5), False))
+                w, b = (ArmEvidence(tuple(s for s, _ in made[a] if s is not None)) for a in ("with_skill", "baseline"))
+                v = compare(w, b).verdict
+                called += v == CaseVerdict.IMPROVED if lift else v in CALLS
+                draws += len(made["with_skill"]) + len(made["baseline"])
+            rows.append(f"| {sd} | {lift} | {n} | {pct(called, n)} | {draws / (2 * n):.2f} |")
+    return rows
+
+
+def check(pairs: int, seed: int) -> None:
+    """The core engine against the whole tool: identical draws and verdicts, case by case."""
+    wanted = (
+        "A/A, generation sd 0.1",
+        "spread-only change (with-skill sd 0.2",
+        "only 0 or 1",
+        "0.25 at sd 0.1, one lost",
+    )
+    picked = [s for s in SETTINGS if any(w in s.name for w in wanted)]
+    with tempfile.TemporaryDirectory() as tmp:
+        for setting in picked:
+            for pair in range(pairs):
+                rng = random.Random(f"{seed}:{setting.name}:{pair}")
+                cases = {f"c{i}": setting.make(rng) for i in range(CASES)}
+                tool = tool_pair(cases, (seed, setting.name, pair), Path(tmp) / f"{pair}")
+                for cid, truth in cases.items():
+                    core = core_case(truth, (seed, setting.name, pair, cid))
+                    assert (core.verdict, dict(core.draws)) == (tool[cid].verdict, dict(tool[cid].draws)), (
+                        setting.name,
+                        pair,
+                        cid,
+                        core,
+                        tool[cid],
+                    )
+            print(
+                f"check: {setting.name}: {pairs} pairs × {CASES} cases, the core engine and the tool agree", flush=True
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=20261201)
+    parser.add_argument("--check", type=int, default=0, metavar="N", help="run N pairs a setting through the tool too")
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="processes (settings run in parallel; results do not change)"
+    )
+    args = parser.parse_args()
+    started = time.monotonic()
+    if args.check:
+        check(args.check, args.seed)
+        return
     print(
-        f"Generation noise {args.shape}; judge noise sd {JUDGE_SD} on a {GRID} grid, clipped to [0, 1]; "
-        f"{args.samples} judge samples per draw; true means over [0.3, 0.8]; seed {args.seed}; "
-        f"{args.pairs} A/A pairs and {args.lift_pairs} pairs per lift per noise level."
+        f"Seed {args.seed}; {args.pairs} pairs of 10-case runs per setting; judge noise sd {0.03} on a 0.05 grid, 5 samples.\n"
     )
-    print()
-    title = f"Stopping rule `{rule.describe()}`" + (" (the default)" if rule == DEFAULT_RULE else "")
-    print(main_table(title, simulate(rule, args), args.lifts))
-    print()
-    rules: list[tuple[str, StoppingRule | None]] = [("default" if rule == DEFAULT_RULE else "this rule", rule)]
-    if not args.no_naive:
-        print(main_table("Naive rule: always 3 draws per arm", simulate(None, args), args.lifts))
-        print()
-        rules.append(("naive", None))
-    print(unequal_table(rules, args))
-    print()
-    if args.sweep:
-        print(sweep_table(rule, args))
-        print()
-    print(f"({time.perf_counter() - t0:.0f} s)")
+    print("**The merge gate: main (--as-reference) against a PR (--reference), then diff**\n")
+    print("\n".join(action_table(args.pairs, args.seed, args.jobs)))
+    print("\n**Inside one receipt: with-skill against baseline (settle-v2, no reference)**\n")
+    print("\n".join(within_table(args.pairs // 4, args.seed)))
+    print(f"\n({time.monotonic() - started:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from driftproof.core.reading import ArmSummary
+from driftproof.core.stopping import REFERENCE_MIN_DRAWS
 from driftproof.core.words import (
     NO_DRAW_COUNT,
     NO_DRAW_COUNT_HELP,
@@ -80,16 +81,33 @@ def fired_text(arm: ArmSummary) -> str:
 
 
 def lost_text(arm: ArmSummary) -> str:
-    """``1 of 6 draws (timeout)``: lost and drawn counts with the recorded reasons."""
+    """``1 of 6 draws (timeout)``: lost and drawn counts with the recorded reasons, then any replaced draws.
+
+    A replaced draw (its call failed; a later measured draw took its place) is named apart: R-6 leaves it out.
+    """
     reasons = sorted(set(arm.lost_reasons))
     why = f" ({', '.join(reasons)})" if reasons else ""
-    return f"{arm.lost} of {arm.drawn} draws{why}"
+    text = f"{arm.lost} of {arm.drawn} draws{why}"
+    if arm.replaced:
+        replaced = ", ".join(sorted(set(arm.replaced_reasons)))
+        noun = "draw" if arm.replaced == 1 else "draws"
+        text += f", and {arm.replaced} {noun} lost to a failed call and replaced ({replaced})"
+    return text
 
 
-def needed_text(verdict: CaseVerdict | None, draws_needed: int | None, reason: str | None) -> str:
-    """R-4's draws per arm needed for an underpowered case, or why no count is given; a dash otherwise."""
+def needed_text(
+    verdict: CaseVerdict | None, draws_needed: int | None, reason: str | None, thin: str | None = None
+) -> str:
+    """R-4's (or R-7's) draws per arm needed for an underpowered case, or why no count is given; a dash otherwise.
+
+    >>> needed_text(CaseVerdict.UNDERPOWERED, 7, None, "before")
+    "7 on the default branch's receipt (its store job draws 12 per arm, --as-reference)"
+    """
     if verdict != CaseVerdict.UNDERPOWERED:
         return "–"
+    if draws_needed is not None and thin in ("before", "both"):
+        store = f"its store job draws {REFERENCE_MIN_DRAWS} per arm, --as-reference"
+        return f"{draws_needed} on the default branch's receipt ({store})"
     if draws_needed is not None:
         return str(draws_needed)
     if reason == NO_DRAW_COUNT:

@@ -117,7 +117,9 @@ def _sources(arms: Iterable[ArmSummary]) -> dict[str, Any]:
 
 def render_view(receipt: Receipt, reading: ReceiptReading, *, title: str = "receipt") -> str:
     """Markdown of one receipt (``driftproof view --format markdown``)."""
-    lost = [c for c in reading.cases if c.with_skill.lost or c.baseline.lost]
+    lost = [
+        c for c in reading.cases if c.with_skill.lost or c.baseline.lost or c.with_skill.replaced or c.baseline.replaced
+    ]
     return (
         environment()
         .get_template("view.md.j2")
@@ -146,17 +148,20 @@ def render_diff(
     """Markdown of the comparison report (``driftproof diff --format markdown``; the PR comment body)."""
     labels = {"before": before_label, "after": after_label}
     cases = result.cases
+    under = [c for c in cases if c.verdict == CaseVerdict.UNDERPOWERED]
     return (
         environment()
         .get_template("diff.md.j2")
         .render(
             d=result,
+            under_sentences=list(dict.fromkeys(c.comparison.sentence or NOT_ENOUGH_DRAWS for c in under)),
+            stopped=[c for c in cases if c.before_stop or c.after_stop],
             lead=diff_lead(before, after, result, labels),
             withheld=[(labels[side], why) for side, why in result.no_verdict.items()],
             mismatch=result.not_like_for_like,
             called=[c for c in cases if c.verdict in CALLS],
-            under=[c for c in cases if c.verdict == CaseVerdict.UNDERPOWERED],
-            lost=[c for c in cases if c.before.lost or c.after.lost],
+            under=under,
+            lost=[c for c in cases if c.before.lost or c.after.lost or c.after.replaced or c.before.replaced],
             not_run=not_run_lines([(after_label, result.after.not_run), (before_label, result.before.not_run)]),
             bf=receipt_facts(before),
             af=receipt_facts(after),

@@ -129,15 +129,15 @@ def draws_needed(sd_a: float | None, sd_b: float | None, floor: float = EFFECT_F
     """
     if sd_a is None or sd_b is None:
         return DrawsNeeded(n=None, reason=SPREAD_UNKNOWN)
-    gap = floor - sd_a - sd_b
-    if gap <= TOLERANCE:  # the spreads alone reach the floor: more draws narrow only the standard error
+    room = floor - TOLERANCE - sd_a - sd_b  # what 2·sqrt((s_a² + s_b²)/n) must stay strictly below
+    if room <= TOLERANCE:  # the spreads alone reach the floor: more draws narrow only the standard error
         return DrawsNeeded(n=None, reason=NO_DRAW_COUNT)
     variance = sd_a**2 + sd_b**2
 
     def reaches(n: int) -> bool:  # strictly below the floor, by more than the one tolerance (a tie is not below)
         return sd_a + sd_b + 2.0 * math.sqrt(variance / n) < floor - TOLERANCE
 
-    n = max(2, math.floor(4.0 * variance / gap**2) + 1)
+    n = max(2, math.floor(4.0 * variance / room**2) + 1)  # within a step or two of the answer: floats only
     while not reaches(n):  # float guard: step up until the inequality holds
         n += 1
     while n > 2 and reaches(n - 1):  # and down to the smallest that does

@@ -159,6 +159,10 @@ class DiffCase:
     verdict: CaseVerdict | None
     before: ArmSummary
     after: ArmSummary
+    before_stop: str | None = None
+    """Why BEFORE's run stopped drawing this case (its receipt's ``stop_reason``; null before 0.15)."""
+    after_stop: str | None = None
+    """Why AFTER's run stopped drawing this case."""
 
     @property
     def lost_note(self) -> str | None:
@@ -281,6 +285,8 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
             verdict=None if no_call else cmp.verdict,
             before=summarize(before_cases[c.id].with_skill, before_cases[c.id].threshold),
             after=summarize(c.with_skill, c.threshold),
+            before_stop=before_cases[c.id].stop_reason,
+            after_stop=c.stop_reason,
         )
         for c, cmp in zip(matched, comparisons, strict=True)
     )

@@ -31,6 +31,8 @@ def arm_json(arm: ArmSummary) -> dict[str, Any]:
         "outcome": None if arm.outcome is None else str(arm.outcome),
         "checks": {"passed": arm.checks_passed, "total": arm.checks_total},
         "skill_fired": None if arm.skill_fired is None else {"fired": arm.skill_fired, "of": arm.skill_fired_of},
+        "replaced": arm.replaced,
+        "replaced_reasons": sorted(set(arm.replaced_reasons)),
     }
 
 
@@ -82,6 +84,7 @@ def view_json(reading: ReceiptReading) -> dict[str, Any]:
                 "reason": c.comparison.reason,
                 "with_skill": arm_json(c.with_skill),
                 "baseline": arm_json(c.baseline),
+                "stopped": c.stop_reason,
             }
         )
     return {
@@ -117,6 +120,8 @@ def diff_json(result: DiffResult) -> dict[str, Any]:
                 "draws_needed_reason": why,
                 "reason": c.comparison.reason,
                 "lost": c.lost_note,
+                "thin": c.comparison.thin,
+                "stopped": {"before": c.before_stop, "after": c.after_stop},
             }
         )
     side = {
@@ -136,6 +141,7 @@ def diff_json(result: DiffResult) -> dict[str, Any]:
         "status": str(result.status),
         "status_reason": result.status_reason,
         "headline": result.headline,
+        "rule": result.rule,
         "counts": {
             "improved": result.counts.improved,
             "regressed": result.counts.regressed,

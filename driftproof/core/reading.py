@@ -190,6 +190,8 @@ class CaseReading:
     with_skill: ArmSummary
     baseline: ArmSummary
     threshold: float | None
+    stop_reason: str | None = None
+    """Why the run stopped drawing this case (the receipt's ``stop_reason``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,6 +279,7 @@ def read_receipt(receipt: Receipt) -> ReceiptReading:
             with_skill=summarize(c.with_skill, c.threshold),
             baseline=summarize(c.baseline, c.threshold),
             threshold=c.threshold,
+            stop_reason=c.stop_reason,
         )
         for c, cmp in zip(receipt.cases, comparisons, strict=True)
     )

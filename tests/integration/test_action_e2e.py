@@ -419,3 +419,68 @@ def test_a_wrong_key_fails_the_step_with_status_error_and_no_verdict(
     body = str(comment["body"])
     assert "**Driftproof · error**" in body and "passing" not in body and "HTTP 401" in body
     assert "### Driftproof · error" in job.summary
+
+
+# --- issue 9: an honest merge gate ----------------------------------------------------------------------------
+
+
+class FirstWithSkillTimesOut:
+    """Wraps a responder: the first with-skill answer of every case waits past the step's 0.5 s timeout."""
+
+    def __init__(self, inner: ScoredResponder) -> None:
+        self.inner, self.seen, self.timed_out = inner, set[str](), 0
+
+    def __call__(self, request: Any) -> FakeReply:
+        reply = self.inner(request)
+        if "<<<ANSWER" in request.prompt_text or not request.system_text:
+            return reply
+        case = next(cid for cid in ("subject-line", "why-not-what") if cid in reply.text)
+        if case in self.seen:
+            return reply
+        self.seen.add(case)
+        self.timed_out += 1
+        return FakeReply(text=reply.text, delay_s=2.0)
+
+
+NOISY_MAIN = {"subject-line": ([0.80, 0.85, 0.90] * 4, BASE * 4), "why-not-what": ([0.70, 0.75, 0.80] * 4, BASE * 4)}
+
+
+def test_an_unchanged_skill_passes_the_gate(tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer) -> None:
+    """A/A: the PR's with-skill arms score as main's did (0.85 ± 0.05 and 0.75 ± 0.05 over main's ± 0.0426 on 12).
+
+    No call: |Δ| 0 < F settles both cases at the minimum 3 draws. They read underpowered, not no_separation:
+    R-4's resolution 0.05 + 0.0426 + 2·sqrt(0.05²/3 + 0.0426²/12) = 0.156 ≥ F, and the spreads alone sum to
+    0.0926 ≥ F, so no draw count reaches the floor. The gate (fail-on regressed) passes."""
+    scripted(fake_llm_server, scores([0.80, 0.85, 0.90], [0.70, 0.75, 0.80]))
+    job = run_job(tmp_path, make_repos(tmp_path, stored(NOISY_MAIN)), github, fake_llm_server)
+    assert job.code == 0
+    assert (job.outputs["status"], job.outputs["regressed"], job.outputs["improved"]) == ("underpowered", "0", "0")
+    assert job.outputs["draws-needed"] == "no draw count reaches the floor"
+    assert "drawn against" in job.summary  # the run was settled against main's receipt
+    receipt = load_receipt(job.workspace / job.outputs["receipt"])
+    assert [len(c.with_skill.draws) for c in receipt.cases] == [3, 3]
+
+
+def test_a_regression_is_caught_although_every_case_lost_a_draw_to_a_timeout(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    """Every case's first with-skill answer times out (0.5 s timeout, no retries). The run draws again in its
+    place, the timed-out draw is marked replaced, and the drop 0.85 → 0.54 is still called: exit 1."""
+    wrapped = FirstWithSkillTimesOut(ScoredResponder(REGRESSION))
+    fake_llm_server.responder = wrapped
+    job = run_job(
+        tmp_path,
+        make_repos(tmp_path, stored()),
+        github,
+        fake_llm_server,
+        inputs={"timeout": "0.5", "max-retries": "0"},
+    )
+    assert wrapped.timed_out == 2
+    assert job.code == 1 and (job.outputs["status"], job.outputs["regressed"]) == ("regressed", "1")
+    receipt = load_receipt(job.workspace / job.outputs["receipt"])
+    for case in receipt.cases:
+        [lost] = [d for d in case.with_skill.draws if d.status == "lost"]
+        assert lost.replaced is True and lost.lost_reason is not None and "timed out" in lost.lost_reason
+    report = job.file("report")
+    assert report.startswith("**Driftproof · regressed** · `subject-line` ")
+    assert "lost to a failed call and replaced (timed out after 0.5s)" in report

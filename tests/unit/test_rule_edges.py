@@ -106,3 +106,16 @@ def test_r5_past_the_exact_limit_the_bound_is_used_and_still_reads_underpowered(
     assert result.underpowered and result.sentence == NOT_ENOUGH_DRAWS
     # the bound: c = 0.5 puts every box 1/6 away: sqrt(13 · (1/6)² / 12) = 0.1735
     assert math.isclose(result.band, math.sqrt(13 * (1 / 6) ** 2 / 12), abs_tol=1e-6)
+
+
+def test_r4_draws_needed_when_the_spreads_sit_a_hair_under_the_floor_is_found_at_once() -> None:
+    """Spreads summing to F − 3e-9: the room left, 3e-9 − 1e-9 (the tolerance), asks for some 1.6e14 draws.
+
+    The count is computed from that room directly (it used to step up one draw at a time from an estimate
+    made without the tolerance: a benchmark hung there)."""
+    from driftproof.core.bands import draws_needed
+
+    result = draws_needed(0.025, 0.025 - 3e-9)
+    room = 0.05 - 1e-9 - 0.025 - (0.025 - 3e-9)
+    assert result.n is not None and math.isclose(result.n, 4 * (0.025**2 + (0.025 - 3e-9) ** 2) / room**2, rel_tol=1e-3)
+    assert draws_needed(0.025, 0.025 - 1.5e-9).reason == "no draw count reaches the floor"
