@@ -30,19 +30,18 @@ import random
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.simulate import ArmTruth, CaseTruth, Shape, core_case, draw_score, tool_pair
-from driftproof.core.compare import ArmEvidence
+from driftproof.core.compare import ArmEvidence, compare
 from driftproof.core.rounds import CaseDraws, arm_draws, next_draws
 from driftproof.core.stopping import rule_for
 from driftproof.core.words import CaseVerdict
-from driftproof.core.compare import compare
 
 CASES = 10
 LIFT = 0.10  # the skill's true lift on every case (baseline = with-skill mean − 0.10)
@@ -163,8 +162,9 @@ def _one(args: tuple[int, int, int, bool]) -> Tally:
 
 def action_table(pairs: int, seed: int, jobs: int) -> list[str]:
     head = (
-        "| setting | cases | false calls per case (A/A) or called regressed (moved), 95 % Wilson | 10-case PRs failing "
-        "`fail-on: regressed` | mean draws per arm, main with/base · PR with/base | today: per case | today: PRs failing |"
+        "| setting | cases | false calls per case (A/A) or called regressed (moved), 95 % Wilson "
+        "| 10-case PRs failing `fail-on: regressed` | mean draws per arm, main with/base · PR with/base "
+        "| today: per case | today: PRs failing |"
     )
     rows = [head, "|" + "---|" * 7]
     tasks = [(i, pairs, seed, today) for i in range(len(SETTINGS)) for today in (False, True)]
@@ -258,7 +258,8 @@ def main() -> None:
         check(args.check, args.seed)
         return
     print(
-        f"Seed {args.seed}; {args.pairs} pairs of 10-case runs per setting; judge noise sd {0.03} on a 0.05 grid, 5 samples.\n"
+        f"Seed {args.seed}; {args.pairs} pairs of 10-case runs per setting; "
+        "judge noise sd 0.03 on a 0.05 grid, 5 samples.\n"
     )
     print("**The merge gate: main (--as-reference) against a PR (--reference), then diff**\n")
     print("\n".join(action_table(args.pairs, args.seed, args.jobs)))

@@ -24,20 +24,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import random
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from driftproof.core.bands import mean
 from driftproof.core.between import compare_between
 from driftproof.core.compare import ArmEvidence, compare
-from driftproof.core.rounds import ArmDraws, CaseDraws, arm_draws, next_draws
+from driftproof.core.rounds import CaseDraws, arm_draws, next_draws
 from driftproof.core.stopping import StoppingRule, more_draws, reference_rule, rule_for
 from driftproof.core.words import CaseVerdict
 from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest, Lane

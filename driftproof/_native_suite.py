@@ -167,8 +167,9 @@ def _walk(loc: tuple[Any, ...]) -> tuple[str, str, type[BaseModel], Any]:
                 break
             parent, where = where, f"{where}[{part}]"
             model, key, items = items[0], None, None
-        elif key is None:  # in a model: a key
-            parent, where, key = where, f"{where}.{part}" if where else str(part), part
+        elif key is None:  # in a model: a key, quoted when it is not a plain name (a newline, a space, ...)
+            name = str(part) if re.fullmatch(r"[A-Za-z0-9_-]+", str(part)) else repr(str(part))
+            parent, where, key = where, f"{where}.{name}" if where else name, part
             items = _LISTS.get((model, part)) if isinstance(part, str) else None
         else:  # the tag of a union member after a scalar key
             break

@@ -198,3 +198,12 @@ def test_any_suite_file_loads_or_is_one_input_error_line(tmp_path: Path, data: A
         text = str(exc)
         assert text.startswith(f"{path}: ") and "\n" not in text
         assert not any(word in text for word in INTERNAL), text
+
+
+def test_a_key_that_is_not_a_plain_name_is_quoted_so_the_line_stays_one_line(tmp_path: Path) -> None:
+    # found by the property below: a JSON key "\n" printed raw split the error over two lines
+    path = tmp_path / "suite.json"
+    path.write_text('{"cases": [{"id": "a", "prompt": "p", "rubric": "r"}], "\\n": 1}', encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_suite(path)
+    assert str(caught.value) == f"{path}: '\\n': not a key of a suite (its keys: name, skill, threshold, cases)"
