@@ -36,7 +36,7 @@ from driftproof.lanes._cli_process import (
     remove_tree,
     stderr_tail,
 )
-from driftproof.lanes.base import Generation, GenerationRequest, Lane, RetryPolicy
+from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest, Lane, RetryPolicy
 
 CAPTURES = ("text", "files")
 DELIVERIES = ("system_prompt", "discover")
@@ -232,7 +232,12 @@ class CliLane(Lane):
             result = self._processes.run(argv, cwd=dirs.work, env=self._env(dirs), timeout_s=self._timeout_s)
             if result.timed_out:
                 tail = {"stderr_tail": self._tail(result)}
-                gen = Generation(text="", error=self._timeout_reason(result), timed_out=True, extra=tail)
+                reason = self._timeout_reason(result)
+                # the CLI was still retrying the provider: the endpoint failed the call, not the agent
+                failure = None
+                if self._retrying(result) is not None:
+                    failure = AttemptFailure(True, reason, timed_out=True, kind=FailureKind.SERVER)
+                gen = Generation(text="", error=reason, timed_out=True, failure=failure, extra=tail)
             else:
                 gen = self._read(result, request, dirs, model, skill)
             gen = assess(gen, dirs.work if self._capture == "files" else None)

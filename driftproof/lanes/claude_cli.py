@@ -31,7 +31,7 @@ from driftproof.errors import LaneError
 from driftproof.lanes._api_common import one_line
 from driftproof.lanes._cli_common import CliLane, json_lines, slug, tokens_estimate
 from driftproof.lanes._cli_process import DrawDirs, ProcessResult
-from driftproof.lanes.base import Generation, GenerationRequest
+from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, kind_of_status
 
 READ_TOOLS = ("Read", "WebFetch", "WebSearch")
 """``text`` capture: the only tools, none of which writes a file or runs code."""
@@ -170,7 +170,8 @@ class ClaudeCliLane(CliLane):
         if final is None:
             return Generation(text="", error=self._exit_reason(result), **common)
         if final.get("is_error") or final.get("subtype") != "success":
-            return Generation(text="", error=self._result_error(final), **common)
+            reason = self._result_error(final)
+            return Generation(text="", error=reason, failure=_api_failure(final, reason), **common)
         text = final.get("result")
         return Generation(text=text if isinstance(text, str) else "", **common)
 
@@ -197,6 +198,22 @@ class ClaudeCliLane(CliLane):
             kind = final.get("api_error_type") or "error"
             return f"API error {status} {kind}: {one_line(text or errors or '(no message)')}"
         return f"claude reported an error ({subtype}): {one_line(errors or text or '(no message)')}"
+
+
+def _api_failure(final: dict[str, Any], reason: str) -> AttemptFailure | None:
+    """The provider's failure, when the result line names the API error Claude Code ended on; else ``None``
+    (an agent that stopped at its turn limit failed, not its endpoint)."""
+    status = final.get("api_error_status")
+    if not isinstance(status, int):
+        return None
+    kind = final.get("api_error_type")
+    return AttemptFailure(
+        retryable=False,
+        reason=reason,
+        kind=kind_of_status(status),
+        status=status,
+        error_type=kind if isinstance(kind, str) else None,
+    )
 
 
 def _message(line: dict[str, Any]) -> dict[str, Any]:

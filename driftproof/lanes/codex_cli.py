@@ -40,7 +40,7 @@ from driftproof.errors import LaneError
 from driftproof.lanes._api_common import one_line, redact
 from driftproof.lanes._cli_common import CliLane, json_lines, tokens_estimate
 from driftproof.lanes._cli_process import DrawDirs, ProcessResult
-from driftproof.lanes.base import Generation, GenerationRequest
+from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, kind_of_status
 
 CODE_FEATURE_WORDS = (
     "shell",
@@ -225,7 +225,12 @@ class CodexCliLane(CliLane):
             message = str(error.get("message") or (errors[-1] if errors else "") or "(no message)")
             status = _STATUS.search(message)
             prefix = f"API error {status.group(1)}: " if status else "codex turn failed: "
-            return Generation(text="", error=prefix + one_line(self._redact(message)), **common)
+            reason = prefix + one_line(self._redact(message))
+            failure = None
+            if status is not None:  # the provider answered with an error status: the endpoint failed the call
+                code = int(status.group(1))
+                failure = AttemptFailure(retryable=False, reason=reason, kind=kind_of_status(code), status=code)
+            return Generation(text="", error=reason, failure=failure, **common)
         if completed is None:
             return Generation(text="", error=self._exit_reason(result, errors[-1] if errors else None), **common)
         if result.returncode != 0:

@@ -12,7 +12,7 @@ import yaml
 
 from driftproof.cli import main
 from driftproof.core.models import Harness
-from driftproof.errors import InputError, LaneError
+from driftproof.errors import InputError, LaneError, RunStopped
 from driftproof.receipts import load_receipt
 from driftproof.run_suite import RunRequest, run_suite
 from tests.support.fake_cli_harness import FakeCLI
@@ -179,3 +179,25 @@ def test_discover_delivery_through_the_command_line(
 def test_discover_delivery_needs_the_cli_surface(suite_dir: Path) -> None:
     with pytest.raises(InputError, match=r"--delivery discover installs the skill .*: add --surface cli"):
         run_suite(request(suite_dir, surface="api", delivery="discover"))
+
+
+def test_an_api_401_the_cli_reports_stops_the_run_at_the_first_draw(suite_dir: Path, fake_cli: FakeCLI) -> None:
+    # Claude Code ends on the provider's 401: the key is wrong, every draw would meet it (issue 8)
+    fake_cli.use({"scenario": "api_error", "api_error_status": 401, "api_error_type": "authentication_error"})
+    with pytest.raises(RunStopped, match="HTTP API error 401 authentication_error") as caught:
+        run_suite(request(suite_dir, concurrency=1))
+    assert "ANTHROPIC_API_KEY" in str(caught.value) and not (suite_dir / "receipt.json").exists()
+    assert len(fake_cli.invocations()) == 2  # the --version probe and one draw
+
+
+def test_a_timeout_while_the_cli_retried_the_provider_is_replaced(suite_dir: Path, fake_cli: FakeCLI) -> None:
+    """The first with-skill draw times out while Claude Code is still retrying a 529: the provider failed the
+    call, so the draw is drawn again and marked replaced; R-6 leaves it out (issue 9)."""
+    slow = {"scenario": "api_error", "api_error_status": 529, "api_retries": 2, "retrying_s": 30}
+    fake_cli.use({"when": [{"match": "conventional commits", "sequence": [slow, {"result": "feat: fix the cart"}]}]})
+    receipt = run_suite(request(suite_dir, concurrency=1, timeout_s=1.5, draws=2, max_draws=3)).receipt
+    with_skill = receipt.cases[0].with_skill.draws
+    assert [d.status for d in with_skill] == ["lost", "measured", "measured"]
+    assert with_skill[0].replaced is True and "while Claude Code was retrying API error 529" in (
+        with_skill[0].lost_reason or ""
+    )

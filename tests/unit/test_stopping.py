@@ -49,7 +49,9 @@ def test_default_rule_is_recorded_with_every_parameter() -> None:
         "settle-v2(min=3,max=10,step=1,alpha_sep=0.05,alpha_ovl=0.1,floor=0.05,resolve=yes,call_min=7)"
     )
     custom = StoppingRule(min_draws=4, max_draws=12, step=2, alpha_separate=0.1, alpha_overlap=0.2, resolve=False)
-    assert custom.describe() == "settle-v2(min=4,max=12,step=2,alpha_sep=0.1,alpha_ovl=0.2,floor=0.05,resolve=no,call_min=7)"
+    assert custom.describe() == (
+        "settle-v2(min=4,max=12,step=2,alpha_sep=0.1,alpha_ovl=0.2,floor=0.05,resolve=no,call_min=7)"
+    )
 
 
 def test_rule_for_takes_the_cli_counts() -> None:
