@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from driftproof.credentials import API_CREDENTIALS
 from driftproof.defaults import judge_provider_for
 from driftproof.errors import InputError
 from driftproof.github import Event
@@ -32,12 +33,8 @@ __all__ = [
 PROVIDERS = ("anthropic", "openai", "stub")
 """Providers a lane can use in the Action."""
 
-MODEL_SECRET_ENV: Mapping[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-    "openai": ("OPENAI_API_KEY",),
-    "stub": (),
-}
-"""Environment variables that can hold a provider's key; any one of them is enough."""
+MODEL_SECRET_ENV: Mapping[str, tuple[str, ...]] = API_CREDENTIALS
+"""Environment variables that can hold a provider's key; any one of them is enough (the API lanes' table)."""
 
 _TRUE = ("true", "yes", "1")
 _FALSE = ("false", "no", "0")

@@ -17,6 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
+from driftproof import credentials
+from driftproof.credentials import SECRET_ENV_NAMES
+
 __all__ = [
     "COMMENT_CUT_NOTE",
     "COMMENT_LIMIT",
@@ -40,19 +43,6 @@ COMMENT_LIMIT = 65_536
 
 SUMMARY_LIMIT_BYTES = 1_048_576
 """GitHub drops a step's job summary larger than 1 MiB, so the Action stays under it."""
-
-SECRET_ENV_NAMES = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "OPENAI_API_KEY",
-    "CODEX_API_KEY",
-    "GITHUB_TOKEN",
-    "INPUT_GITHUB-TOKEN",
-    "INPUT_GITHUB_TOKEN",
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-)
-"""Environment variables whose values are masked in logs and redacted from API writes."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,18 +225,11 @@ def truncate_comment(body: str, limit: int = COMMENT_LIMIT) -> str:
     return COMMENT_CUT_NOTE[-limit:]
 
 
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every secret value of 4+ characters in ``text`` with ``***``, longest first.
-
-    >>> redact("key=sk-abc123 and abc", ["sk-abc123", "abc"])
-    'key=*** and abc'
-    """
-    values = {v for s in secrets for v in (s, s.strip()) if len(v) >= 4}
-    for value in sorted(values, key=len, reverse=True):
-        text = text.replace(value, "***")
-    return text
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """The one redaction (`driftproof.credentials.redact`): held values, ``secrets`` and key shapes."""
+    return credentials.redact(text, secrets)
 
 
 def secret_values(environ: Mapping[str, str]) -> list[str]:
-    """The non-empty values of :data:`SECRET_ENV_NAMES`, each once, in that order."""
-    return list(dict.fromkeys(v for n in SECRET_ENV_NAMES if (v := environ.get(n, "")).strip()))
+    """The non-empty values of every secret variable, each once, held for redaction from here on."""
+    return credentials.hold_environment(environ)

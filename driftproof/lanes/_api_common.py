@@ -13,22 +13,15 @@ False
 from __future__ import annotations
 
 import ipaddress
-import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
+from driftproof.credentials import redact
 from driftproof.lanes.base import RETRYABLE_STATUS, AttemptFailure, FailureKind, kind_of_status, parse_retry_after
 
-REDACTED = "[REDACTED]"
 MAX_MESSAGE_CHARS = 300
-"""An error message from the endpoint is cut to this many characters in a failure reason."""
-
-_KEY_SHAPES = re.compile(
-    r"(?i)\bsk-[a-z0-9][a-z0-9_\-]{6,}"  # sk-ant-..., sk-proj-..., sk-...
-    r"|(?<=bearer )[a-z0-9._~+/=\-]{4,}"  # whatever follows "Bearer "
-    r"|(?<=x-api-key: )\S{4,}"
-)
+"""An error message from the endpoint is cut to this many characters in a failure reason (after redaction)."""
 
 
 class SentMaxTokens:
@@ -75,26 +68,15 @@ def env_value(environ: Mapping[str, str], name: str) -> str | None:
     return value.strip() or None
 
 
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret value, and anything shaped like an API key, replaced by ``[REDACTED]``.
-
-    >>> redact("bad key sk-ant-api03-abcdefgh for Bearer tok-123", ())
-    'bad key [REDACTED] for Bearer [REDACTED]'
-    >>> redact("the key was hunter22", ["hunter22"])
-    'the key was [REDACTED]'
-    """
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return _KEY_SHAPES.sub(REDACTED, text)
-
-
 def one_line(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """``message`` on one line, whitespace collapsed, cut to ``limit`` characters with an ellipsis.
+    """``message`` on one line, whitespace collapsed, redacted, then cut to ``limit`` characters with an ellipsis.
+
+    Redaction comes first, so a credential that straddles the cut leaves no character behind.
 
     >>> one_line("a\\n  b"), one_line("x" * 10, limit=4)
     ('a b', 'xxx…')
     """
-    flat = " ".join(message.split())
+    flat = " ".join(redact(message).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

@@ -22,8 +22,9 @@ from typing import Any, ClassVar, Literal
 
 from driftproof.capture import Capture, assess_draw, capture_files
 from driftproof.core.models import CapturedFileRecord, Harness
+from driftproof.credentials import hold, redact
 from driftproof.errors import InputError, LaneError
-from driftproof.lanes._api_common import env_value, one_line, redact
+from driftproof.lanes._api_common import env_value, one_line
 from driftproof.lanes._cli_process import (
     CliProcesses,
     DrawDirs,
@@ -178,6 +179,7 @@ class CliLane(Lane):
         self._binary = find_binary(self.command, binary, self._environ, self.install)
         self._base_url = base_url or env_value(self._environ, self.base_url_variable)
         self._secrets = tuple(v for name in self.credentials if (v := env_value(self._environ, name)))
+        hold(*self._secrets)  # redacted from every string from here on
         if not self._secrets:
             names = " or ".join(self.credentials)
             raise LaneError(f"the {self.harness_name} lane found no credential: set {names} in the environment")
@@ -278,12 +280,12 @@ class CliLane(Lane):
         retrying = self._retrying(result)
         if retrying is None:
             return f"timed out after {self._timeout_s:g}s: {killed}"
-        return f"timed out after {self._timeout_s:g}s while {one_line(redact(retrying, self._secrets))}; {killed}"
+        return f"timed out after {self._timeout_s:g}s while {one_line(redact(retrying))}; {killed}"
 
     def _tail(self, result: ProcessResult) -> str:
-        return stderr_tail(result.stderr, secrets=self._secrets, noise=self.stderr_noise)
+        return stderr_tail(result.stderr, noise=self.stderr_noise)
 
     def _exit_reason(self, result: ProcessResult, detail: str | None = None) -> str:
         """``claude exited with status 134: <stderr tail>``."""
         said = detail or self._tail(result) or "no output on stderr"
-        return f"{self.command} {result.exit_words()}: {one_line(redact(said, self._secrets))}"
+        return f"{self.command} {result.exit_words()}: {one_line(redact(said))}"

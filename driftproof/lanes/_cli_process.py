@@ -30,8 +30,9 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from driftproof.credentials import redact
 from driftproof.errors import LaneError
-from driftproof.lanes._api_common import one_line, redact
+from driftproof.lanes._api_common import one_line
 
 _PROXIES = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy")
 PASSTHROUGH = (
@@ -181,7 +182,7 @@ def stderr_tail(
 ) -> str:
     """The last ``limit`` characters of ``stderr`` on one line, keys redacted, lines starting with ``noise`` out."""
     kept = [line for line in stderr.splitlines() if not any(line.startswith(n) for n in noise)]
-    text = redact("\n".join(kept), secrets).strip()
+    text = redact("\n".join(kept), secrets).strip()  # redacted before it is cut to the tail
     tail = text[-limit:] if len(text) > limit else text
     return " ".join(tail.split())
 

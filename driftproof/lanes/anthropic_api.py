@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from driftproof.core.models import Usage
+from driftproof.credentials import API_CREDENTIALS, hold, redact
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import (
     SentMaxTokens,
     connection_failure,
     env_value,
     one_line,
-    redact,
     same_url,
     status_failure,
     status_reason,
@@ -35,7 +35,7 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 SPEND_LIMIT_CODES = frozenset({"enforced_spend_limit_reached", "contract_spend_limit_reached"})
 """``error.details.error_code`` values of a 429 that waiting does not cure."""
-KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+KEY_VARIABLES = API_CREDENTIALS["anthropic"]
 DEFAULT_POLICY = RetryPolicy()
 
 
@@ -71,7 +71,7 @@ class AnthropicApiLane(Lane):
         self._policy = policy
         self._max_tokens = SentMaxTokens(max_tokens)
         self._client: anthropic.Anthropic = _make_client(anthropic, base_url, timeout_s, environ)
-        self._secrets = tuple(s for s in (self._client.api_key, self._client.auth_token) if s)
+        hold(self._client.api_key, self._client.auth_token)  # redacted from every string from here on
 
     def generate(self, request: GenerationRequest) -> Generation:
         """One Messages call (retried per the policy); a failure comes back with ``error`` set, never raised."""
@@ -138,15 +138,12 @@ class AnthropicApiLane(Lane):
         if isinstance(exc, anthropic.APITimeoutError):
             return timeout_failure(self._timeout_s)
         if isinstance(exc, anthropic.APIConnectionError):
-            return connection_failure(self._redact(_connection_detail(exc)))
+            return connection_failure(redact(_connection_detail(exc)))
         if isinstance(exc, anthropic.APIStatusError):
-            reason = self._redact(status_reason(exc.status_code, exc.type, exc.api_message or exc.message))
+            reason = redact(status_reason(exc.status_code, exc.type, exc.api_message or exc.message))
             final = exc.status_code == 429 and exc.error_code in SPEND_LIMIT_CODES
             return status_failure(exc.status_code, exc.response.headers, reason, final=final, error_type=exc.type)
-        return AttemptFailure(retryable=False, reason=self._redact(f"{type(exc).__name__}: {one_line(str(exc))}"))
-
-    def _redact(self, text: str) -> str:
-        return redact(text, self._secrets)
+        return AttemptFailure(retryable=False, reason=redact(f"{type(exc).__name__}: {one_line(str(exc))}"))
 
 
 def _make_client(
@@ -166,7 +163,7 @@ def _make_client(
     try:
         client: anthropic.Anthropic = sdk.Anthropic(**kwargs)
     except sdk.AnthropicError as exc:  # a broken credentials profile, say; its message names no key
-        raise LaneError(f"the anthropic lane could not set up its client: {redact(str(exc), ())}") from None
+        raise LaneError(f"the anthropic lane could not set up its client: {redact(str(exc))}") from None
     if not (client.api_key or client.auth_token or client.credentials is not None):
         client.close()
         raise _no_key_error()

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from driftproof.core.models import SideCall, Usage
+from driftproof.credentials import PROVIDER_CREDENTIALS
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import one_line
 from driftproof.lanes._cli_common import CliLane, json_lines, slug, tokens_estimate
@@ -64,7 +65,7 @@ class ClaudeCliLane(CliLane):
     harness_name = "claude-code"
     install = "npm install -g @anthropic-ai/claude-code"
     version_pattern = r"^(\S+) \(Claude Code\)\s*$"
-    credentials = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
+    credentials = PROVIDER_CREDENTIALS["anthropic"]
     base_url_variable = "ANTHROPIC_BASE_URL"
     DEFAULT_TIMEOUT_S = 600.0
     """Claude Code retries a failed API call (529, 5xx, 429) itself, up to 10 times with a backoff that doubles

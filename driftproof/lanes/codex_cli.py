@@ -37,7 +37,7 @@ from typing import Any
 
 from driftproof.core.models import Usage
 from driftproof.errors import LaneError
-from driftproof.lanes._api_common import one_line, redact
+from driftproof.lanes._api_common import one_line
 from driftproof.lanes._cli_common import CliLane, json_lines, tokens_estimate
 from driftproof.lanes._cli_process import DrawDirs, ProcessResult
 from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, kind_of_status
@@ -117,7 +117,7 @@ class CodexCliLane(CliLane):
     harness_name = "codex"
     install = "npm install -g @openai/codex"
     version_pattern = r"^codex-cli (\S+)\s*$"
-    credentials = ("CODEX_API_KEY", "OPENAI_API_KEY")
+    credentials = ("CODEX_API_KEY", "OPENAI_API_KEY")  # PROVIDER_CREDENTIALS["openai"], CODEX_API_KEY first
     base_url_variable = "OPENAI_BASE_URL"
     stderr_noise = ("WARNING: proceeding, even though we could not", "Reading additional input from stdin")
     DEFAULT_TIMEOUT_S = 600.0
@@ -225,7 +225,7 @@ class CodexCliLane(CliLane):
             message = str(error.get("message") or (errors[-1] if errors else "") or "(no message)")
             status = _STATUS.search(message)
             prefix = f"API error {status.group(1)}: " if status else "codex turn failed: "
-            reason = prefix + one_line(self._redact(message))
+            reason = prefix + one_line(message)
             failure = None
             if status is not None:  # the provider answered with an error status: the endpoint failed the call
                 code = int(status.group(1))
@@ -248,9 +248,6 @@ class CodexCliLane(CliLane):
         if status:
             return f"Codex was reconnecting after API error {status.group(1)} (attempt {attempt} of {limit})"
         return f"Codex was reconnecting (attempt {attempt} of {limit}): {said}"
-
-    def _redact(self, text: str) -> str:
-        return redact(text, self._secrets)
 
 
 def _count(raw: Mapping[str, Any], key: str) -> int | None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from driftproof.core.models import Usage
+from driftproof.credentials import hold, redact
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import (
     SentMaxTokens,
@@ -21,7 +22,6 @@ from driftproof.lanes._api_common import (
     env_value,
     is_loopback_url,
     one_line,
-    redact,
     same_url,
     status_failure,
     status_reason,
@@ -87,13 +87,14 @@ class OpenAIApiLane(Lane):
         self._timeout_s = timeout_s
         self._policy = policy
         self._max_tokens = SentMaxTokens(max_tokens)
-        self._secrets = () if key == LOCAL_PLACEHOLDER_KEY else (key,)
+        if key != LOCAL_PLACEHOLDER_KEY:
+            hold(key)  # redacted from every string from here on
         try:
             self._client: openai.OpenAI = openai.OpenAI(
                 api_key=key, base_url=url or DEFAULT_BASE_URL, timeout=timeout_s, max_retries=0
             )
         except openai.OpenAIError as exc:
-            raise LaneError(f"the openai lane could not set up its client: {self._redact(str(exc))}") from None
+            raise LaneError(f"the openai lane could not set up its client: {redact(str(exc))}") from None
 
     def generate(self, request: GenerationRequest) -> Generation:
         """One Chat Completions call (retried per the policy); a failure comes back with ``error`` set."""
@@ -154,18 +155,15 @@ class OpenAIApiLane(Lane):
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__
             detail = str(exc) if cause is None else f"{exc} ({type(cause).__name__}: {cause})"
-            return connection_failure(self._redact(detail))
+            return connection_failure(redact(detail))
         if isinstance(exc, openai.APIStatusError):
             label = exc.type or exc.code
             if exc.type and exc.code and exc.code != exc.type:
                 label = f"{exc.type} ({exc.code})"
-            reason = self._redact(status_reason(exc.status_code, label, _error_message(exc.body, exc.message)))
+            reason = redact(status_reason(exc.status_code, label, _error_message(exc.body, exc.message)))
             final = exc.status_code == 429 and exc.code in FINAL_429_CODES
             return status_failure(exc.status_code, exc.response.headers, reason, final=final, error_type=label)
-        return AttemptFailure(retryable=False, reason=self._redact(f"{type(exc).__name__}: {one_line(str(exc))}"))
-
-    def _redact(self, text: str) -> str:
-        return redact(text, self._secrets)
+        return AttemptFailure(retryable=False, reason=redact(f"{type(exc).__name__}: {one_line(str(exc))}"))
 
 
 def _error_message(body: object, fallback: str) -> str:

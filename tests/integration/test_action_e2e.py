@@ -377,7 +377,8 @@ def test_an_unexpected_failure_is_one_error_line_not_a_traceback(
     monkeypatch.setattr(action, "run_suite", boom)
     job = run_job(tmp_path, make_repos(tmp_path, stored()), github, fake_llm_server)
     assert job.code == 2
-    assert "::error title=Driftproof failed::unexpected RuntimeError: boom with *** · Fix: This is a bug" in job.log
+    error = "::error title=Driftproof failed::unexpected RuntimeError: boom with [REDACTED] · Fix: This is a bug"
+    assert error in job.log
     assert "::debug::" not in job.log  # the trace is printed only when the runner's debug logging is on
 
 

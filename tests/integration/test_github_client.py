@@ -119,7 +119,7 @@ def test_body_is_redacted_and_capped_before_posting() -> None:
     posted = json.loads(fake.requests[-1].content)["body"]
     assert TOKEN not in posted
     assert "sk-ant-api-key-xyz" not in posted
-    assert "token *** key ***" in posted
+    assert "token [REDACTED] key [REDACTED]" in posted
     assert len(posted) <= 65_536
     assert posted.startswith(COMMENT_MARKER)
     assert "full report is in the job summary" in posted

@@ -6,8 +6,9 @@ import doctest
 
 import pytest
 
+from driftproof.credentials import redact
 from driftproof.lanes import _api_common, registry
-from driftproof.lanes._api_common import redact, status_failure, timeout_failure
+from driftproof.lanes._api_common import status_failure, timeout_failure
 
 
 def test_doctests() -> None:

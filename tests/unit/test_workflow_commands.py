@@ -156,7 +156,7 @@ def test_redact_replaces_every_secret_longest_first() -> None:
     # "abc" is too short to redact safely; "ghs_tok\n" came from a file with its newline.
     redacted = redact(text, ["sk-ant-12345", "sk-ant-12345-long", "abc", "", "ghs_tok\n"])
 
-    assert redacted == "key *** then *** and abc and ***."
+    assert redacted == "key [REDACTED] then [REDACTED] and abc and [REDACTED]."
 
 
 def test_secret_values_reads_keys_and_the_token_once_each() -> None:
