@@ -30,7 +30,7 @@ from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
 from driftproof.core.models import Receipt
 from driftproof.core.reading import ReceiptReading, read_receipt
-from driftproof.errors import DriftproofError, GitHubError, InputError, LaneError, ReceiptError
+from driftproof.errors import DriftproofError, GitHubError, InputError, LaneError, OutputError, ReceiptError
 from driftproof.github import (
     Event,
     GitHubClient,
@@ -57,6 +57,7 @@ from driftproof.render import (
     render_view,
 )
 from driftproof.run_suite import RunRequest, run_suite
+from driftproof.safe_text import one_line, printable
 
 __all__ = ["OUTPUTS", "main", "run"]
 
@@ -77,6 +78,11 @@ _FIXES: tuple[tuple[type[BaseException], str], ...] = (
         LaneError,
         "Check the provider's API key and model name (and ANTHROPIC_BASE_URL or OPENAI_BASE_URL, if set); "
         "the message above says what the lane found.",
+    ),
+    (
+        OutputError,
+        "Free space on the runner (or fix the permissions of the folder named above), then re-run the job; "
+        "the receipt on the default branch was not touched.",
     ),
     (
         GitHubError,
@@ -262,7 +268,8 @@ def _answer_logger(ctx: _Ctx) -> Callable[[str, str, int, str], None]:
 
     def log(case_id: str, arm: str, index: int, text: str) -> None:
         with lock:
-            ctx.out.write(f"--- {case_id} · {arm} · draw {index + 1}\n{redact(text, ctx.secrets).rstrip()}\n")
+            shown = printable(redact(text, ctx.secrets)).rstrip()
+            ctx.out.write(f"--- {printable(case_id)} · {arm} · draw {index + 1}\n{shown}\n")
 
     return log
 
@@ -361,12 +368,12 @@ def _skip_fork(ctx: _Ctx) -> int:
 
 def _fatal(message: str, fix: str, out: TextIO, summary: str | None, secrets: tuple[str, ...]) -> int:
     """One ``::error::`` line and the summary with the fix; exit status 2."""
-    text = redact(message, secrets)
+    text = one_line(redact(message, secrets))
     error(f"{text} · Fix: {fix}", title="Driftproof failed", stream=out)
     if summary:
         try:
             append_summary(Path(summary), f"### Driftproof · error\n\n{md(text)}\n\n**Fix:** {fix}\n")
-        except OSError as exc:
+        except OutputError as exc:
             warning(f"could not write the job summary: {exc}", stream=out)
     return 2
 
@@ -383,7 +390,7 @@ def _error_outputs(environ: Mapping[str, str], secrets: tuple[str, ...]) -> None
     values = {name: ERROR_OUTPUTS.get(name, "") for name in OUTPUTS}
     try:
         write_outputs(Path(path), values)
-    except OSError:  # the error line and the summary already say what went wrong
+    except OutputError:  # the error line and the summary already say what went wrong
         return
 
 

@@ -1,21 +1,37 @@
 """Atomic file writes: a temp file in the target directory, then ``os.replace``.
 
-Nothing half-written is ever left at the target path: a reader sees the old file or the new one. The file
-gets the permissions a plain ``open()`` would have given it: an existing file keeps its own mode, a new one
-gets ``0o666`` less the process umask (``0644`` under the usual ``022``). ``mkstemp`` alone would leave
+Nothing half-written is ever left at the target path: a reader sees the old file or the new one. Files that
+belong together (a receipt and its answers archive) are written together: every temp file first, then all are
+moved in place, so a disk that fills up half-way leaves the old pair, never a new file beside an old one.
+A write that fails raises `OutputError` in one line naming the file and the cause, with every temp file removed.
+
+The file gets the permissions a plain ``open()`` would have given it: an existing file keeps its own mode, a
+new one gets ``0o666`` less the process umask (``0644`` under the usual ``022``). ``mkstemp`` alone would leave
 ``0600``, which the next step of a workflow, running as another user than the Action's root, cannot read.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
+from driftproof.errors import OutputError
+
 _UMASK_LOCK = threading.Lock()
+
+_HINTS = {
+    errno.ENOSPC: "free some space, or write it elsewhere",
+    errno.EDQUOT: "free some space, or write it elsewhere",
+    errno.EROFS: "write it elsewhere",
+    errno.EACCES: "write it elsewhere, or fix the permissions",
+    errno.EPERM: "write it elsewhere, or fix the permissions",
+}
 
 
 def current_umask() -> int:
@@ -42,8 +58,27 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
-def write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically, creating parent directories."""
+def write_failed(path: Path, exc: OSError, *, appending: bool = False) -> OutputError:
+    """The one-line error of a file that could not be written: which file, why, what is left, what to do.
+
+    ``appending``: the file was being appended to (a workflow file), so no claim is made about what it holds.
+
+    >>> import errno
+    >>> str(write_failed(Path("/nowhere/r.json"), OSError(errno.ENOSPC, "No space left on device")))
+    '/nowhere/r.json: could not write it: No space left on device; nothing was written there (free some space, \
+or write it elsewhere)'
+    """
+    cause = exc.strerror or str(exc) or type(exc).__name__
+    if appending:
+        left = ""
+    else:
+        left = "; the file already there is unchanged" if path.exists() else "; nothing was written there"
+    hint = _HINTS.get(exc.errno or 0)
+    return OutputError(f"{path}: could not write it: {cause}{left}" + (f" ({hint})" if hint else ""))
+
+
+def _stage(path: Path, data: bytes) -> str:
+    """``data`` in a synced temp file beside ``path``, with the mode ``path`` will have; returns its name."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -53,11 +88,39 @@ def write_bytes(path: Path, data: bytes) -> None:
             handle.flush()
             os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    return tmp
+
+
+def write_together(files: Mapping[Path, bytes]) -> None:
+    """Write every file atomically, and all of them or none: each is staged first, then all are moved in place.
+
+    Raises `OutputError` (one line, the file and the cause) when one cannot be written; no file is changed then.
+    """
+    staged: dict[Path, str] = {}
+    try:
+        for path, data in files.items():
+            try:
+                staged[path] = _stage(path, data)
+            except OSError as exc:
+                raise write_failed(path, exc) from None
+        for path, tmp in staged.items():
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise write_failed(path, exc) from None
+    finally:
+        for tmp in staged.values():
+            with contextlib.suppress(OSError):  # gone once moved in place
+                os.unlink(tmp)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, creating parent directories; `OutputError` when it cannot."""
+    write_together({path: data})
 
 
 def write_text(path: Path, text: str) -> None:

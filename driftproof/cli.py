@@ -15,7 +15,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from driftproof._version import __version__
+from driftproof.credentials import redact
 from driftproof.errors import DriftproofError
+from driftproof.safe_text import one_line
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -246,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def report_error(exc: DriftproofError) -> int:
     """The one way the CLI reports an error: ``driftproof: error: <message>`` on stderr; returns the exit code."""
-    print(f"driftproof: error: {exc}", file=sys.stderr)
+    print(f"driftproof: error: {one_line(redact(str(exc)))}", file=sys.stderr)
     return exc.exit_code
 
 

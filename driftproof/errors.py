@@ -7,6 +7,7 @@ and exit status 2; nothing else in the code prints errors.
     DriftproofError            base; ``exit_code`` 2
     ├── InputError             a bad flag, input, suite or script file
     ├── ReceiptError           a receipt that is missing, not JSON, off-schema or badly sealed
+    ├── OutputError            a file that could not be written (disk full, read-only, no permission)
     ├── LaneError              a lane (provider x surface) that cannot run at all
     │   └── RunStopped         a run stopped because its model could not be reached; no receipt written
     ├── RunInterrupted         Ctrl-C: the finished draws are in the journal (exit 130)
@@ -28,6 +29,10 @@ class InputError(DriftproofError):
 
 class ReceiptError(DriftproofError):
     """A receipt cannot be read: missing, not JSON, against its schema, or its seal does not match."""
+
+
+class OutputError(DriftproofError):
+    """A file Driftproof writes could not be written (disk full, read-only, no permission); what was there stays."""
 
 
 class LaneError(DriftproofError):

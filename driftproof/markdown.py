@@ -1,7 +1,8 @@
 """Markdown for receipt strings: escaping (``md``, ``code``) and the small cell formatters of every report.
 
 Anything that comes from a receipt or a suite (case ids, reasons, model ids, notices) goes through ``md``
-or ``code``: no markdown or HTML injection, no ``@mention`` pings, no broken tables from ``|`` or newlines.
+or ``code``: no markdown or HTML injection, no ``@mention`` pings, no broken tables from ``|`` or newlines,
+and no control, bidi or zero-width character (``safe_text.printable``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from driftproof.core.words import (
     CaseVerdict,
     Status,
 )
+from driftproof.safe_text import printable
 
 __all__ = [
     "band_text",
@@ -43,7 +45,7 @@ def md(value: object) -> str:
     >>> md("a|b\\n<b>@team **x** (y)")
     'a\\\\|b \\\\<b\\\\>@\\u200bteam \\\\*\\\\*x\\\\*\\\\* (y)'
     """
-    text = " ".join(str(value).split())
+    text = " ".join(printable(str(value)).split())
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return _MENTION.sub("@\u200b", text)
 
@@ -56,7 +58,7 @@ def code(value: object, table: bool = True) -> str:
     >>> code("a|b `x`\\n@team"), code("a|b", table=False)
     ("`a\\\\|b 'x' @\\u200bteam`", '`a|b`')
     """
-    text = _MENTION.sub("@\u200b", " ".join(str(value).split()).replace("`", "'"))
+    text = _MENTION.sub("@\u200b", " ".join(printable(str(value)).split()).replace("`", "'"))
     if table:
         text = text.replace("|", "\\|")
     return f"`{text or ' '}`"

@@ -13,6 +13,7 @@ import time
 from typing import TextIO
 
 from driftproof.runner import Tally
+from driftproof.safe_text import printable
 
 
 class PlainProgress:
@@ -59,7 +60,7 @@ class BarProgress(PlainProgress):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self._bar = Progress(
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),  # the suite's name: shown as written
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("calls · {task.fields[note]}"),
@@ -87,6 +88,7 @@ class BarProgress(PlainProgress):
 def make_progress(label: str, estimate: int, stream: TextIO | None = None) -> PlainProgress:
     """A bar on a terminal, plain lines otherwise (CI)."""
     stream = stream or sys.stderr
+    label = printable(label)  # the suite's name and model ids come from files: no terminal escapes
     if stream.isatty():
         return BarProgress(stream, label, estimate)
     return PlainProgress(stream, label, estimate)

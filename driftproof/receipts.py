@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from driftproof.atomic import write_text
+from driftproof.atomic import write_together
 from driftproof.bounded import RECEIPT, load_json_bytes, read_capped
 from driftproof.core.models import READ_RESTAMPED_SMOKE, SCHEMA_VERSION, Receipt, Seal
 from driftproof.core.seal import check_seal, sealed
@@ -204,10 +204,14 @@ def check_transcripts(receipt: Receipt, path: Path) -> Path | None:
     return archive
 
 
-def write_receipt(receipt: Receipt, path: Path | str) -> Path:
-    """Validate (schema and seal) and write a receipt atomically; return its path."""
+def write_receipt(receipt: Receipt, path: Path | str, *, beside: Mapping[Path, str] | None = None) -> Path:
+    """Validate (schema and seal) and write a receipt atomically; return its path.
+
+    ``beside`` holds files that belong with it (its answers archive): all are written or none is.
+    """
     path = Path(path)
     doc = receipt.model_dump(mode="json")
     check_document(doc, str(path))
-    write_text(path, receipt_json(receipt))
+    files = {p: text.encode("utf-8") for p, text in (beside or {}).items()}
+    write_together({**files, path: receipt_json(receipt).encode("utf-8")})
     return path

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from driftproof.assemble import RunContext, build_receipt
-from driftproof.atomic import write_text
 from driftproof.core.models import Receipt
 from driftproof.core.stopping import DEFAULT_RULE, StoppingRule, reference_rule, rule_for
 from driftproof.defaults import DEFAULT_JUDGE_MODEL, judge_provider_for
@@ -29,6 +28,7 @@ from driftproof.progress import make_progress
 from driftproof.receipts import write_receipt
 from driftproof.reference import reference_for
 from driftproof.runner import ARMS, DEFAULT_MAX_CONSECUTIVE_FAILURES, Runner, RunOptions
+from driftproof.safe_text import printable
 from driftproof.suite import Suite, load_suite, notice_lines, read_skill
 
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
@@ -309,7 +309,7 @@ def run_suite(
         log_answer,
         reference.lines,
     )
-    transcripts = _write_transcripts(runner, out) if request.keep_transcripts else None
+    archive = _transcripts(runner, out) if request.keep_transcripts else None
     ctx = RunContext(
         suite_path=str(request.suite),
         skill_path=str(skill_path) if skill_path else None,
@@ -324,13 +324,13 @@ def run_suite(
         timeout_s=options_timeout(request, lane),
         max_retries=request.max_retries if lane.surface == "api" else None,  # a CLI retries its own calls
         price=price,
-        transcripts=transcripts,
+        transcripts=archive[1] if archive else None,
         delivery=request.delivery,
         reference_sha256=reference.sha256,
         as_reference=request.as_reference,
     )
     receipt = build_receipt(runner, ctx)
-    write_receipt(receipt, out)
+    write_receipt(receipt, out, beside=archive[0] if archive else None)  # both, or neither
     journal.close(remove=True)
     return RunOutcome(receipt, out, runner, suite)
 
@@ -358,7 +358,7 @@ def _draw(
     lane, judge = lanes
     stream = progress_stream if progress_stream is not None else sys.stderr
     for line in (*notice_lines(suite), *said):  # what is not run, what the reference does: before any call
-        print(line, file=stream, flush=True)
+        print(printable(line), file=stream, flush=True)
     print(counts.plan_line(len(suite.cases)), file=stream, flush=True)
     label = f"{suite.name} · {lane.provider}/{request.model or lane.default_model() or 'default'} ({lane.surface})"
     progress = make_progress(label, len(suite.cases) * len(ARMS) * counts.draws * (1 + counts.judge_samples), stream)
@@ -383,8 +383,8 @@ def _draw(
     return runner, started
 
 
-def _write_transcripts(runner: Runner, out: Path) -> dict[str, str]:
-    """The answers archive: every answer and every judge reply, one JSON line per draw."""
+def _transcripts(runner: Runner, out: Path) -> tuple[dict[Path, str], dict[str, str]]:
+    """The answers archive (every answer and judge reply, one JSON line per draw) as {path: text}, and its reference."""
     lines = []
     for ci, case in enumerate(runner.suite.cases):
         for arm in ARMS:
@@ -400,5 +400,4 @@ def _write_transcripts(runner: Runner, out: Path) -> dict[str, str]:
                 lines.append(json.dumps(entry, ensure_ascii=False, sort_keys=True))
     path = out.with_name(out.stem + ".answers.jsonl")
     text = "\n".join(lines) + "\n"
-    write_text(path, text)
-    return {"path": path.name, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+    return {path: text}, {"path": path.name, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}

@@ -1,4 +1,4 @@
-"""What ``driftproof run`` prints at the end: the status first, then where the receipt went."""
+"""What ``driftproof run`` prints at the end: the status first, then where the receipt went (printable only)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,12 @@ from driftproof.core.decision import needed_draws, signed_or_na
 from driftproof.core.reading import read_receipt
 from driftproof.core.words import NO_DRAW_COUNT, NO_DRAW_COUNT_HELP, SMOKE_RUN, STATUS_WORDS, VERDICT_WORDS, CaseVerdict
 from driftproof.run_suite import RunOutcome
+from driftproof.safe_text import printable
+
+
+def _say(line: str) -> None:
+    """Print one line of the summary: suite names, model ids and reasons come from files, so printable only."""
+    print(printable(line))
 
 
 def print_run_summary(outcome: RunOutcome) -> None:
@@ -15,12 +21,12 @@ def print_run_summary(outcome: RunOutcome) -> None:
     judge_text = f" · judge {judge.provider}/{judge.model_requested}" if judge else ""
     head = f"{receipt.suite.name} · {lane.provider}/{lane.model_requested} ({lane.surface})"
     n = len(receipt.cases)
-    print(f"{head}{judge_text} · {n} case{'' if n == 1 else 's'}")
+    _say(f"{head}{judge_text} · {n} case{'' if n == 1 else 's'}")
     spread = f" (±{reading.lift_spread:.2f} across cases)" if reading.lift_spread is not None else ""
     per_1k = f"   {signed_or_na(reading.lift_per_1k)} per 1k skill tokens" if reading.lift_per_1k is not None else ""
-    print(f"status  {STATUS_WORDS[reading.status]}   lift {signed_or_na(reading.lift)}{spread}{per_1k}")
+    _say(f"status  {STATUS_WORDS[reading.status]}   lift {signed_or_na(reading.lift)}{spread}{per_1k}")
     if reading.no_verdict_reason:
-        print(f"        {reading.no_verdict_reason}; the lift is context only")
+        _say(f"        {reading.no_verdict_reason}; the lift is context only")
     else:
         counts = {v: sum(1 for c in reading.cases if c.verdict == v) for v in CaseVerdict}
         parts = [f"{n} {VERDICT_WORDS[v]}" for v, n in counts.items() if n]
@@ -31,9 +37,9 @@ def print_run_summary(outcome: RunOutcome) -> None:
             tail = f" ({NO_DRAW_COUNT}: {NO_DRAW_COUNT_HELP})"
         else:
             tail = f" ({needed.sentence})" if needed.sentence else ""
-        print("        " + " · ".join(parts) + tail)
-    print(f"receipt {outcome.path}  ({receipt.verification}, seal {receipt.seal.sha256[:12]})")
-    print(f"next    driftproof view {outcome.path}   ·   driftproof diff <main receipt> {outcome.path}")
+        _say("        " + " · ".join(parts) + tail)
+    _say(f"receipt {outcome.path}  ({receipt.verification}, seal {receipt.seal.sha256[:12]})")
+    _say(f"next    driftproof view {outcome.path}   ·   driftproof diff <main receipt> {outcome.path}")
 
 
 def print_quick(outcome: RunOutcome) -> None:
@@ -43,7 +49,7 @@ def print_quick(outcome: RunOutcome) -> None:
 
     case = outcome.suite.cases[0]
     results = outcome.runner.results[0]
-    table = Table(title=f"{SMOKE_RUN} · case {case.id}", show_lines=True, expand=True)
+    table = Table(title=printable(f"{SMOKE_RUN} · case {case.id}"), show_lines=True, expand=True)
     table.add_column("draw", justify="right", no_wrap=True)
     table.add_column("with the skill", ratio=1, overflow="fold")
     table.add_column("without it", ratio=1, overflow="fold")
@@ -55,6 +61,6 @@ def print_quick(outcome: RunOutcome) -> None:
                 cells.append("")
                 continue
             score = f"score {r.draw.score:.2f}" if r.draw.score is not None else f"lost: {r.draw.lost_reason}"
-            cells.append(f"[{score}]\n{(r.answer or '').rstrip() or '(no answer)'}")
+            cells.append(printable(f"[{score}]\n{(r.answer or '').rstrip() or '(no answer)'}"))
         table.add_row(str(index + 1), *cells)
     Console(highlight=False, markup=False, soft_wrap=False).print(table)

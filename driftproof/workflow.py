@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import TextIO
 
 from driftproof import credentials
+from driftproof.atomic import write_failed
 from driftproof.credentials import SECRET_ENV_NAMES
+from driftproof.safe_text import printable
 
 __all__ = [
     "COMMENT_CUT_NOTE",
@@ -55,7 +57,7 @@ def _escape_data(value: str) -> str:
     >>> _escape_data("50%\\ndone")
     '50%25%0Adone'
     """
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(value: str) -> str:
@@ -165,14 +167,17 @@ def write_outputs(path: Path, outputs: Mapping[str, str]) -> None:
 
 
 def _append(path: Path, data: bytes) -> None:
-    """Append with O_APPEND, looping only if the kernel writes short."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    """Append with O_APPEND, looping only if the kernel writes short; `OutputError` when it cannot."""
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise write_failed(path, exc, appending=True) from None
 
 
 SUMMARY_CUT_NOTE = "\n\n> **Summary cut at GitHub's 1 MiB limit.** The full report is in the report file.\n"

@@ -6,6 +6,7 @@ Used by the runner and by tests; pure (no I/O, no clock).
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Sequence
 
 from driftproof.core.bands import mean
@@ -50,9 +51,32 @@ def measured_draw(
     }
     if not valid:
         return Draw.model_validate(
-            {**common, "status": DrawStatus.LOST, "lost_reason": "no valid judge sample", "score": None}
+            {**common, "status": DrawStatus.LOST, "lost_reason": no_valid_sample_reason(samples), "score": None}
         )
     return Draw.model_validate({**common, "status": DrawStatus.MEASURED, "score": mean(valid)})
+
+
+def no_valid_sample_reason(samples: Sequence[JudgeSample]) -> str:
+    """Why a draw has no score: "no valid judge sample", and the commonest reason its samples gave.
+
+    >>> failed = JudgeSample(score=None, valid=False, invalid_reason="judge call failed: connection refused")
+    >>> no_valid_sample_reason([failed, failed])
+    'no valid judge sample: judge call failed: connection refused (all 2 samples)'
+    >>> no_valid_sample_reason([failed, JudgeSample(score=None, valid=False, invalid_reason="no score")])
+    'no valid judge sample: judge call failed: connection refused (1 of 2 samples; 1 other reason)'
+    >>> no_valid_sample_reason([])
+    'no valid judge sample'
+    """
+    reasons = [s.invalid_reason for s in samples if s.invalid_reason]
+    if not reasons:
+        return "no valid judge sample"
+    counted = Counter(reasons)
+    top, n = counted.most_common(1)[0]
+    if n == len(samples):
+        return f"no valid judge sample: {top} (all {n} samples)"
+    others = len(counted) - 1
+    rest = f"; {others} other reason{'s' if others != 1 else ''}" if others else ""
+    return f"no valid judge sample: {top} ({n} of {len(samples)} samples{rest})"
 
 
 def lost_draw(index: int, reason: str, **extra: object) -> Draw:

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
+from driftproof import safe_text
 from driftproof.credentials import redact
 from driftproof.lanes.base import RETRYABLE_STATUS, AttemptFailure, FailureKind, kind_of_status, parse_retry_after
 
@@ -69,15 +70,14 @@ def env_value(environ: Mapping[str, str], name: str) -> str | None:
 
 
 def one_line(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """``message`` on one line, whitespace collapsed, redacted, then cut to ``limit`` characters with an ellipsis.
+    """``message`` redacted, then on one printable line (`safe_text.one_line`) of at most ``limit`` characters.
 
     Redaction comes first, so a credential that straddles the cut leaves no character behind.
 
     >>> one_line("a\\n  b"), one_line("x" * 10, limit=4)
     ('a b', 'xxx…')
     """
-    flat = " ".join(redact(message).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return safe_text.one_line(redact(message), limit)
 
 
 def status_reason(status: int, error_type: str | None, message: str | None) -> str:
@@ -127,6 +127,29 @@ def timeout_failure(timeout_s: float) -> AttemptFailure:
 def connection_failure(detail: str) -> AttemptFailure:
     """The endpoint could not be reached or hung up: retryable."""
     return AttemptFailure(retryable=True, reason=f"connection error: {one_line(detail)}", kind=FailureKind.CONNECTION)
+
+
+class UnreadableReply(Exception):
+    """A 200 whose body is not a reply the lane can read: the server's fault, retried like a 5xx."""
+
+    @classmethod
+    def not_json(cls, body: str) -> UnreadableReply:
+        """The body does not parse as JSON (a proxy's HTML page, an empty or cut-off body)."""
+        return cls(f"200 with a body that is not JSON: {one_line(body) or '(empty)'}")
+
+    @classmethod
+    def no_reply(cls, body: str) -> UnreadableReply:
+        """The body is JSON, but holds no reply (no ``content`` blocks, no ``choices`` with a message)."""
+        return cls(f"200 with no reply in the body: {one_line(body) or '(empty)'}")
+
+
+def unreadable_failure(exc: UnreadableReply) -> AttemptFailure:
+    """A 200 the lane could not read: retryable, as a 5xx is.
+
+    >>> unreadable_failure(UnreadableReply.not_json("")).reason
+    '200 with a body that is not JSON: (empty)'
+    """
+    return AttemptFailure(retryable=True, reason=str(exc), kind=FailureKind.SERVER, status=200)
 
 
 def is_loopback_url(url: str) -> bool:

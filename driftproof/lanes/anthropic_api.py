@@ -16,6 +16,7 @@ from driftproof.credentials import API_CREDENTIALS, hold, redact
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import (
     SentMaxTokens,
+    UnreadableReply,
     connection_failure,
     env_value,
     one_line,
@@ -23,7 +24,9 @@ from driftproof.lanes._api_common import (
     status_failure,
     status_reason,
     timeout_failure,
+    unreadable_failure,
 )
+from driftproof.lanes.attempt_deadline import arm, attempt_deadline
 from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, Lane, RetryPolicy, with_retries
 
 if TYPE_CHECKING:
@@ -76,7 +79,7 @@ class AnthropicApiLane(Lane):
     def generate(self, request: GenerationRequest) -> Generation:
         """One Messages call (retried per the policy); a failure comes back with ``error`` set, never raised."""
         max_tokens = self._max_tokens.take(request.max_tokens)
-        return with_retries(lambda: self._attempt(request, max_tokens), self._classify, self._policy)
+        return with_retries(lambda: self._timed_attempt(request, max_tokens), self._classify, self._policy)
 
     def sampling(self) -> dict[str, Any]:
         """Exactly what is sent that shapes sampling: ``max_tokens`` and the pinned ``anthropic-version``.
@@ -117,6 +120,10 @@ class AnthropicApiLane(Lane):
 
     # -- one attempt ------------------------------------------------------------------------------------
 
+    def _timed_attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
+        with attempt_deadline(self._timeout_s):
+            return self._attempt(request, max_tokens)
+
     def _attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
         from anthropic import omit
         from anthropic.types import Message
@@ -127,14 +134,19 @@ class AnthropicApiLane(Lane):
             messages=[{"role": "user", "content": request.prompt}],
             system=request.system if request.system is not None else omit,
         )
-        message = raw.parse()
-        if not isinstance(message, Message):
-            raise TypeError(f"expected a Message from messages.create, got {type(message).__name__}")
+        try:
+            message = raw.parse()
+        except ValueError:  # the body is not JSON
+            raise UnreadableReply.not_json(raw.http_response.text) from None
+        if not isinstance(message, Message) or not isinstance(message.content, list):
+            raise UnreadableReply.no_reply(raw.http_response.text)
         return _generation(message, raw.headers.get("request-id"))
 
     def _classify(self, exc: BaseException) -> AttemptFailure:
         import anthropic
 
+        if isinstance(exc, UnreadableReply):
+            return unreadable_failure(exc)
         if isinstance(exc, anthropic.APITimeoutError):
             return timeout_failure(self._timeout_s)
         if isinstance(exc, anthropic.APIConnectionError):
@@ -150,7 +162,9 @@ def _make_client(
     sdk: Any, base_url: str | None, timeout_s: float, environ: Mapping[str, str] | None
 ) -> anthropic.Anthropic:
     """The SDK client with its retries off; raises `LaneError` when it has no credential."""
-    kwargs: dict[str, Any] = {"timeout": timeout_s, "max_retries": 0}
+    http_client = sdk.DefaultHttpxClient()  # the SDK's own defaults (proxies, keep-alive), under one deadline
+    arm(http_client)
+    kwargs: dict[str, Any] = {"timeout": timeout_s, "max_retries": 0, "http_client": http_client}
     if environ is None:  # the SDK reads ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN / ANTHROPIC_BASE_URL itself
         if base_url is not None:
             kwargs["base_url"] = base_url
@@ -163,6 +177,7 @@ def _make_client(
     try:
         client: anthropic.Anthropic = sdk.Anthropic(**kwargs)
     except sdk.AnthropicError as exc:  # a broken credentials profile, say; its message names no key
+        http_client.close()
         raise LaneError(f"the anthropic lane could not set up its client: {redact(str(exc))}") from None
     if not (client.api_key or client.auth_token or client.credentials is not None):
         client.close()
@@ -180,7 +195,9 @@ def _generation(message: Message, serving_id: str | None) -> Generation:
     """The `Generation` of one successful reply; a refusal or a reply without text has text ``""``."""
     from anthropic.types import TextBlock
 
-    text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
+    text = "".join(
+        block.text for block in message.content if isinstance(block, TextBlock) and isinstance(block.text, str)
+    )
     if message.stop_reason == "refusal":
         text = ""
     u = getattr(message, "usage", None)  # a gateway in front of the API may leave it out

@@ -184,6 +184,9 @@ class RetryPolicy:
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     max_retry_after_s: float = 120.0
+    """One wait is at most this long, whatever ``retry-after`` asks."""
+    max_total_wait_s: float = 300.0
+    """One logical call waits at most this long in all: a retry whose wait would pass it is not made."""
 
     def delay(self, attempt: int, retry_after_s: float | None, rng: random.Random | None = None) -> float:
         """Seconds to wait before retry number ``attempt`` (1-based).
@@ -241,31 +244,48 @@ def with_retries(
     policy: RetryPolicy,
     *,
     sleep: Callable[[float], None] = time.sleep,
+    rng: random.Random | None = None,
 ) -> Generation:
-    """Run ``call`` until it succeeds, fails for good, or runs out of retries. Every attempt is counted.
+    """Run ``call`` until it succeeds, fails for good, or runs out of retries or of time to wait.
 
     ``classify`` maps an exception from one attempt to an ``AttemptFailure``; anything it marks not
-    retryable ends the call at once. The result's ``attempts`` counts every endpoint attempt.
+    retryable ends the call at once. A retry whose wait would take the call past the policy's
+    ``max_total_wait_s`` is not made, and the error says so (with what ``retry-after`` asked for).
+    The result's ``attempts`` counts every endpoint attempt.
     """
     attempt = 0
+    waited = 0.0
     while True:
         attempt += 1
         try:
             result = call()
         except Exception as exc:  # classified below; a lane never raises for a failed call
             failure = classify(exc)
+            stopped = ""
             if failure.retryable and attempt <= policy.max_retries:
-                sleep(policy.delay(attempt, failure.retry_after_s))
-                continue
+                wait = policy.delay(attempt, failure.retry_after_s, rng)
+                if waited + wait <= policy.max_total_wait_s:
+                    sleep(wait)
+                    waited += wait
+                    continue
+                stopped = _out_of_wait(failure.retry_after_s, policy)
             tail = f" after {attempt} attempts" if attempt > 1 else ""
             return Generation(
                 text="",
                 attempts=attempt,
-                error=f"{failure.reason}{tail}",
+                error=f"{failure.reason}{tail}{stopped}",
                 timed_out=failure.timed_out,
                 failure=failure,
             )
         return _with_attempts(result, attempt)
+
+
+def _out_of_wait(retry_after_s: float | None, policy: RetryPolicy) -> str:
+    """Why a retryable failure was not retried: one more wait would pass the call's total."""
+    cap = f"{policy.max_total_wait_s:g}s"
+    if retry_after_s is not None:
+        return f"; the provider asked to wait {retry_after_s:g}s, and one call waits at most {cap} in all"
+    return f"; retries stopped at the {cap} one call waits at most"
 
 
 def _with_attempts(result: Generation, attempts: int) -> Generation:

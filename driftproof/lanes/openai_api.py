@@ -18,6 +18,7 @@ from driftproof.credentials import hold, redact
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import (
     SentMaxTokens,
+    UnreadableReply,
     connection_failure,
     env_value,
     is_loopback_url,
@@ -26,7 +27,9 @@ from driftproof.lanes._api_common import (
     status_failure,
     status_reason,
     timeout_failure,
+    unreadable_failure,
 )
+from driftproof.lanes.attempt_deadline import arm, attempt_deadline
 from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, Lane, RetryPolicy, with_retries
 
 if TYPE_CHECKING:
@@ -89,17 +92,24 @@ class OpenAIApiLane(Lane):
         self._max_tokens = SentMaxTokens(max_tokens)
         if key != LOCAL_PLACEHOLDER_KEY:
             hold(key)  # redacted from every string from here on
+        http_client = openai.DefaultHttpxClient()  # the SDK's own defaults (proxies, keep-alive), under one deadline
+        arm(http_client)
         try:
             self._client: openai.OpenAI = openai.OpenAI(
-                api_key=key, base_url=url or DEFAULT_BASE_URL, timeout=timeout_s, max_retries=0
+                api_key=key,
+                base_url=url or DEFAULT_BASE_URL,
+                timeout=timeout_s,
+                max_retries=0,
+                http_client=http_client,
             )
         except openai.OpenAIError as exc:
+            http_client.close()
             raise LaneError(f"the openai lane could not set up its client: {redact(str(exc))}") from None
 
     def generate(self, request: GenerationRequest) -> Generation:
         """One Chat Completions call (retried per the policy); a failure comes back with ``error`` set."""
         max_tokens = self._max_tokens.take(request.max_tokens)
-        return with_retries(lambda: self._attempt(request, max_tokens), self._classify, self._policy)
+        return with_retries(lambda: self._timed_attempt(request, max_tokens), self._classify, self._policy)
 
     def sampling(self) -> dict[str, Any]:
         """Exactly what is sent that shapes sampling: ``max_completion_tokens``, nothing else.
@@ -135,6 +145,10 @@ class OpenAIApiLane(Lane):
 
     # -- one attempt ------------------------------------------------------------------------------------
 
+    def _timed_attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
+        with attempt_deadline(self._timeout_s):
+            return self._attempt(request, max_tokens)
+
     def _attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
         messages: list[ChatCompletionMessageParam] = []
         if request.system is not None:
@@ -145,11 +159,20 @@ class OpenAIApiLane(Lane):
             messages=messages,
             max_completion_tokens=max_tokens,
         )
-        return _generation(raw.parse(), raw.headers.get("x-request-id"))
+        try:
+            completion = raw.parse()
+        except ValueError:  # the body is not JSON
+            raise UnreadableReply.not_json(raw.http_response.text) from None
+        choices = getattr(completion, "choices", None)
+        if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
+            raise UnreadableReply.no_reply(raw.http_response.text)
+        return _generation(completion, raw.headers.get("x-request-id"))
 
     def _classify(self, exc: BaseException) -> AttemptFailure:
         import openai
 
+        if isinstance(exc, UnreadableReply):
+            return unreadable_failure(exc)
         if isinstance(exc, openai.APITimeoutError):
             return timeout_failure(self._timeout_s)
         if isinstance(exc, openai.APIConnectionError):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from driftproof.cli import main
+from driftproof.errors import OutputError
 from driftproof.receipts import load_receipt, receipt_json, write_receipt
 from driftproof.resources import known_schema_versions
 from tests.builders import receipt
@@ -103,7 +104,8 @@ def test_write_is_atomic_and_leaves_nothing_half_written(tmp_path: Path, monkeyp
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError, match="disk full"):
+    unchanged = r"r\.json: could not write it: disk full; the file already there is unchanged"
+    with pytest.raises(OutputError, match=unchanged):
         write_receipt(receipt({"a": DOWN}), target)
     assert target.read_bytes() == original
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]

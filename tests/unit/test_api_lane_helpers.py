@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import doctest
+import random
+from collections.abc import Callable
 
 import pytest
 
 from driftproof.credentials import redact
 from driftproof.lanes import _api_common, registry
 from driftproof.lanes._api_common import status_failure, timeout_failure
+from driftproof.lanes.base import AttemptFailure, Generation, RetryPolicy, with_retries
 
 
 def test_doctests() -> None:
@@ -65,3 +68,52 @@ def test_a_final_failure_is_never_retried() -> None:
 def test_timeout_failure() -> None:
     failure = timeout_failure(0.25)
     assert (failure.retryable, failure.timed_out, failure.reason) == (True, True, "timed out after 0.25s")
+
+
+# -- how long one logical call may wait in retries -----------------------------------------------------------------
+
+
+def _always(failure: AttemptFailure) -> Callable[[], Generation]:
+    def call() -> Generation:
+        raise RuntimeError("fails")
+
+    return call
+
+
+def test_a_long_retry_after_is_capped_per_wait_and_in_all() -> None:
+    # retry-after 3600: each wait is capped at 120 s, and one call waits at most 300 s in all.
+    # Waits 120 (total 120), 120 (total 240); a third 120 would make 360 > 300, so the call ends after
+    # 3 attempts, having waited 240 s, and says the provider asked for longer.
+    failure = AttemptFailure(retryable=True, reason="429 rate_limit_error: slow down", retry_after_s=3600.0)
+    slept: list[float] = []
+    g = with_retries(_always(failure), lambda exc: failure, RetryPolicy(max_retries=10), sleep=slept.append)
+    assert slept == [120.0, 120.0]
+    assert g.attempts == 3
+    assert g.error == (
+        "429 rate_limit_error: slow down after 3 attempts; the provider asked to wait 3600s, "
+        "and one call waits at most 300s in all"
+    )
+
+
+def test_backoff_alone_stops_at_the_total_wait() -> None:
+    # No retry-after: backoff 1, 2, 4, 8 s, times 0.75 with no jitter (rng 0.0): 0.75, 1.5, 3, 6;
+    # with a 5 s total: 0.75 + 1.5 = 2.25, + 3 = 5.25 > 5, so two waits and three attempts.
+    failure = AttemptFailure(retryable=True, reason="503 error: busy")
+    slept: list[float] = []
+    policy = RetryPolicy(max_retries=10, base_delay_s=1.0, max_total_wait_s=5.0)
+
+    class NoJitter(random.Random):
+        def random(self) -> float:
+            return 0.0
+
+    g = with_retries(_always(failure), lambda exc: failure, policy, sleep=slept.append, rng=NoJitter())
+    assert slept == [0.75, 1.5]
+    assert g.error == "503 error: busy after 3 attempts; retries stopped at the 5s one call waits at most"
+
+
+def test_retries_inside_the_budget_are_unchanged() -> None:
+    failure = AttemptFailure(retryable=True, reason="529 overloaded_error: Overloaded", retry_after_s=1.0)
+    slept: list[float] = []
+    g = with_retries(_always(failure), lambda exc: failure, RetryPolicy(max_retries=4), sleep=slept.append)
+    assert slept == [1.0, 1.0, 1.0, 1.0]
+    assert g.error == "529 overloaded_error: Overloaded after 5 attempts"

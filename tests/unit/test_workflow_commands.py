@@ -87,9 +87,10 @@ def test_output_names_that_would_corrupt_the_file_are_refused(tmp_path: Path, na
 def test_notice_escapes_message_and_properties() -> None:
     stream = io.StringIO()
 
-    notice("100% done\r\nnext", title="Fork PR: no secrets, skipped", stream=stream)
+    notice("100% done\r\nnext\x1b[2K", title="Fork PR: no secrets, skipped", stream=stream)
 
-    assert stream.getvalue() == "::notice title=Fork PR%3A no secrets%2C skipped::100%25 done%0D%0Anext\n"
+    # a carriage return becomes a newline (it cannot overwrite the line); ESC is removed
+    assert stream.getvalue() == "::notice title=Fork PR%3A no secrets%2C skipped::100%25 done%0Anext[2K\n"
 
 
 def test_error_carries_file_and_line() -> None:

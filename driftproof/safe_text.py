@@ -1,0 +1,48 @@
+"""What may be shown of text someone else wrote: visible characters only, and a bounded length.
+
+Suite text, model ids, answers, judge replies and providers' error messages reach the terminal, the
+Action's log, the job summary and the PR comment. None of them may steer those: no terminal escape (ESC,
+the C1 controls), no carriage return that overwrites a log line, no bidirectional override that shows text
+in another order than it is stored (Trojan Source), no zero-width or tag character that hides text.
+
+`printable` removes every control character (Unicode category ``Cc``) but newline and tab, and every format
+character (``Cf``: bidi controls, zero-width characters, tags, the byte-order mark); a carriage return, a
+line or paragraph separator becomes a newline. `one_line` also collapses whitespace and cuts to a bound,
+which is how every diagnostic is shown.
+
+>>> printable("red \\x1b[31mtext\\x1b[0m\\r\\nnext\\u202eevil\\u200d")
+'red [31mtext[0m\\nnextevil'
+>>> one_line("a\\n  b\\x00c", limit=20), one_line("x" * 30, limit=10)
+('a bc', 'xxxxxxxxx…')
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_DIAGNOSTIC_CHARS = 2000
+"""An error line shown to a user is cut to this many characters: a 1 MB value cannot make a 1 MB line."""
+
+# Every code point of category Cc (except \t, \n and \r, handled apart) or Cf, as of Unicode 15.1;
+# tests/unit/test_safe_text.py checks this class against unicodedata over all of Unicode.
+_HIDDEN = re.compile(
+    "["
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+    "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f"
+    "]"
+)
+_NEWLINES = re.compile("\r\n?|[\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control and format character removed but newline and tab (see the module)."""
+    return _HIDDEN.sub("", _NEWLINES.sub("\n", text))
+
+
+def one_line(text: str, limit: int = MAX_DIAGNOSTIC_CHARS) -> str:
+    """``text`` printable, on one line (whitespace collapsed), cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(printable(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
