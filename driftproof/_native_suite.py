@@ -16,6 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from driftproof.bounded import found
 from driftproof.errors import InputError
+from driftproof.safe_text import shorten
 
 MAX_TEXT = 20_000  # characters of a rubric or one criterion's description
 MAX_PROMPT = 200_000
@@ -168,7 +169,8 @@ def _walk(loc: tuple[Any, ...]) -> tuple[str, str, type[BaseModel], Any]:
             parent, where = where, f"{where}[{part}]"
             model, key, items = items[0], None, None
         elif key is None:  # in a model: a key, quoted when it is not a plain name (a newline, a space, ...)
-            name = str(part) if re.fullmatch(r"[A-Za-z0-9_-]+", str(part)) else repr(str(part))
+            plain = re.fullmatch(r"[A-Za-z0-9_-]{1,80}", str(part))
+            name = str(part) if plain else repr(shorten(str(part)))
             parent, where, key = where, f"{where}.{name}" if where else name, part
             items = _LISTS.get((model, part)) if isinstance(part, str) else None
         else:  # the tag of a union member after a scalar key
@@ -182,7 +184,7 @@ def _message(err: Any, model: type[BaseModel], key: Any) -> str:
     if kind == "missing":
         return f"missing; {_NOUN[model]} needs '{key}'"
     if kind == "extra_forbidden":
-        near = difflib.get_close_matches(str(key), keys, n=1)
+        near = difflib.get_close_matches(str(key)[:100], keys, n=1)
         hint = f"; did you mean '{near[0]}'?" if near else ""
         return f"not a key of {_NOUN[model]} (its keys: {', '.join(keys)}){hint}"
     if key is None:  # the value where a mapping of this model belongs

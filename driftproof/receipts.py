@@ -19,6 +19,7 @@ from driftproof.core.models import READ_RESTAMPED_SMOKE, SCHEMA_VERSION, Receipt
 from driftproof.core.seal import check_seal, sealed
 from driftproof.errors import ReceiptError
 from driftproof.resources import known_schema_versions, schema_file
+from driftproof.safe_text import shorten, shorten_quoted
 
 
 @cache
@@ -40,8 +41,8 @@ def _first_error(version: str, doc: dict[str, Any]) -> str | None:
         path = getattr(error, "instance_path", None)
         if path is None:
             path = list(error.absolute_path)
-        where = "/".join(str(p) for p in path) or "(top level)"
-        return f"at {where}: {error.message}"
+        where = "/".join(shorten(str(p)) for p in path) or "(top level)"
+        return f"at {where}: {shorten_quoted(error.message)}"
     return None
 
 
@@ -120,7 +121,7 @@ def to_model(doc: dict[str, Any], source: str, *, read_restamped_smoke: bool = F
         return Receipt.model_validate(doc, context={READ_RESTAMPED_SMOKE: read_restamped_smoke})
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = "/".join(str(p) for p in first["loc"]) or "(top level)"
+        where = "/".join(shorten(str(p)) for p in first["loc"]) or "(top level)"
         raise ReceiptError(f"{source}: at {where}: {first['msg']}") from None
 
 

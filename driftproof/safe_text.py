@@ -35,11 +35,32 @@ _HIDDEN = re.compile(
     "]"
 )
 _NEWLINES = re.compile("\r\n?|[\u2028\u2029]")
+QUOTED_CHARS = 60
+"""A quoted value in a diagnostic keeps this many characters, then says how long it was."""
+_LONG_QUOTED = re.compile(r"""(["'])([^"'\n]{81,})\1""")  # longer than QUOTED_CHARS + 20
 
 
 def printable(text: str) -> str:
     """``text`` with every control and format character removed but newline and tab (see the module)."""
     return _HIDDEN.sub("", _NEWLINES.sub("\n", text))
+
+
+def shorten(value: str, keep: int = QUOTED_CHARS) -> str:
+    """A value for a diagnostic: whole when short, else its start and its length.
+
+    >>> shorten("x" * 1000, keep=5)
+    'xxxxx… (1000 characters)'
+    """
+    return value if len(value) <= keep + 20 else f"{value[:keep]}… ({len(value)} characters)"
+
+
+def shorten_quoted(message: str) -> str:
+    """``message`` (a validator's, which quotes the value it refuses) with every long quoted value shortened.
+
+    >>> shorten_quoted('at a: "' + "Y" * 500 + '" is not of type "number"')
+    'at a: "YYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYY… (500 characters)" is not of type "number"'
+    """
+    return _LONG_QUOTED.sub(lambda m: f"{m[1]}{shorten(m[2])}{m[1]}", message)
 
 
 def one_line(text: str, limit: int = MAX_DIAGNOSTIC_CHARS) -> str:
