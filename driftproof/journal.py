@@ -1,23 +1,37 @@
-"""The run journal: every finished draw, appended as it finishes, so an interrupted run can be resumed.
+"""The run journal: every call that came back and every finished draw, appended as it happens, so an interrupted
+run can be resumed without asking again for anything it already has.
 
-A journal is JSONL beside the receipt (``<receipt>.journal``). Its first line carries a fingerprint of what
-shapes the run (suite, skill, lanes, models, stopping rule, samples, capture, preset); ``--resume`` refuses
-a journal with another fingerprint. A line cut by an interruption is dropped with everything after it.
-The journal is removed once its run is sealed in a receipt.
+A journal is JSONL beside the receipt (``<receipt>.journal``). Its first line carries the journal version and a
+fingerprint of what shapes the run (suite, skill, lanes, models, stopping rule, samples, capture, preset);
+``--resume`` refuses a journal of another version or fingerprint. Every later line is one entry, a JSON object
+whose ``kind`` says what it holds:
+
+- ``round``: the draw indices a round of one case committed to, per arm, before any of them is asked for;
+- ``answer``: an answer the moment it came back (`AnswerRecord`), by case, arm and draw index;
+- ``sample``: a judge sample the moment it came back (`SampleRecord`), by case, arm, draw and sample index;
+- ``draw``: a finished draw (`DrawResult`).
+
+Each line is written whole and flushed before the next; a line cut by an interruption is dropped with
+everything after it. The journal is removed once its run is sealed in a receipt. What a resumed run makes of
+the entries is `driftproof.resume`.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from driftproof.core.models import Draw
+from driftproof.core.models import CapturedFileRecord, Draw, JudgeSample, SideCall, Usage
 from driftproof.core.seal import content_hash
 from driftproof.errors import InputError
 
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2
+"""2: answers and judge samples are journaled as they come back, and rounds as they are decided (1: draws only)."""
+
+Entry = dict[str, Any]
 
 
 @dataclass(slots=True)
@@ -32,54 +46,163 @@ class DrawResult:
     """Lost because its call failed (the endpoint, or every judge call): it may be replaced (``core.rounds``)."""
 
 
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    """An answer as it came back: everything its draw needs from the generation, and the attempts it took."""
+
+    text: str
+    attempts: int
+    lost_reason: str | None = None
+    """Why the draw is lost before any judging (its call failed, a timeout, no answer, ...); null when it is judged."""
+    call_error: str | None = None
+    """The error the call ended on after its retries: the draw is lost to a failed call."""
+    failed_call: bool = False
+    """The endpoint failed (a classified failure), not the answer: the draw may be replaced."""
+    reported_model: str | None = None
+    model_source: Literal["reported", "configured"] | None = None
+    served_model: str | None = None
+    serving_id: str | None = None
+    usage: Usage | None = None
+    captured_files: tuple[CapturedFileRecord, ...] | None = None
+    skill_fired: bool | None = None
+    side_calls: tuple[SideCall, ...] | None = None
+    harness_overhead: Mapping[str, Any] | None = None
+
+    def to_json(self) -> Entry:
+        """The record as JSON values."""
+        data: Entry = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["usage"] = self.usage.model_dump(mode="json") if self.usage is not None else None
+        for name in ("captured_files", "side_calls"):
+            items: Sequence[CapturedFileRecord | SideCall] | None = getattr(self, name)
+            data[name] = [item.model_dump(mode="json") for item in items] if items is not None else None
+        data["harness_overhead"] = dict(self.harness_overhead) if self.harness_overhead is not None else None
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> AnswerRecord:
+        """The record `to_json` wrote."""
+        files, calls = data.get("captured_files"), data.get("side_calls")
+        return cls(
+            **{k: v for k, v in data.items() if k not in ("usage", "captured_files", "side_calls")},
+            usage=Usage.model_validate(data["usage"]) if data.get("usage") is not None else None,
+            captured_files=tuple(CapturedFileRecord.model_validate(f) for f in files) if files is not None else None,
+            side_calls=tuple(SideCall.model_validate(c) for c in calls) if calls is not None else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SampleRecord:
+    """A judge sample as it came back: the sample, the judge's reply text, and the attempts its call took."""
+
+    sample: JudgeSample
+    reply: str
+    attempts: int
+
+
+def round_entry(case_id: str, indices: Mapping[str, Sequence[int]]) -> Entry:
+    """The draws a round of ``case_id`` committed to, per arm."""
+    return {"kind": "round", "case": case_id, **{arm: list(drawn) for arm, drawn in indices.items()}}
+
+
+def answer_entry(case_id: str, arm: str, index: int, record: AnswerRecord) -> Entry:
+    """One answer as it came back."""
+    return {"kind": "answer", "case": case_id, "arm": arm, "index": index, "answer": record.to_json()}
+
+
+def sample_entry(case_id: str, arm: str, index: int, sample: int, record: SampleRecord) -> Entry:
+    """One judge sample as it came back: sample index, the `JudgeSample` fields, the reply text, the attempts."""
+    return {
+        "kind": "sample",
+        "case": case_id,
+        "arm": arm,
+        "index": index,
+        "sample": sample,
+        "judge_sample": record.sample.model_dump(mode="json"),
+        "reply": record.reply,
+        "attempts": record.attempts,
+    }
+
+
+def draw_entry(case_id: str, arm: str, result: DrawResult) -> Entry:
+    """One finished draw."""
+    return {
+        "kind": "draw",
+        "case": case_id,
+        "arm": arm,
+        "draw": result.draw.model_dump(mode="json"),
+        "answer": result.answer,
+        "judge_replies": result.judge_replies,
+        "judged": result.judged,
+        "failed_call": result.failed_call,
+    }
+
+
+def _refusal(path: Path, header: Mapping[str, Any], fingerprint: str) -> InputError | None:
+    """Why a journal with ``header`` cannot be resumed by this run, or ``None``."""
+    version = header.get("journal")
+    if isinstance(version, int) and not isinstance(version, bool) and version != JOURNAL_VERSION:
+        return InputError(
+            f"{path}: this journal was written by another version of Driftproof (journal version {version}, this "
+            f"one reads {JOURNAL_VERSION}), so it cannot be resumed; run without --resume to start afresh"
+        )
+    if header.get("fingerprint") != fingerprint:
+        return InputError(
+            f"{path}: this journal was made by a run with other settings, suite or skill; "
+            "run without --resume to start afresh"
+        )
+    return None
+
+
 class Journal:
-    """An append-only JSONL record of finished draws, with a fingerprint of the run that made them."""
+    """An append-only JSONL record of a run's calls and finished draws, with a fingerprint of the run."""
 
     def __init__(self, path: Path, fingerprint: str) -> None:
         self.path = path
         self.fingerprint = fingerprint
         self._handle: Any = None
+        self._kept_bytes: int | None = None
 
-    def load(self) -> list[dict[str, Any]]:
-        """The draws a matching journal holds; refuses a journal made by a different run."""
+    def load(self) -> list[Entry]:
+        """The entries a matching journal holds, in order; refuses a journal of another version or run.
+
+        Only whole lines count: a line cut by an interruption (no newline after it, or not JSON) is dropped with
+        everything after it, and `open` cuts the file back to the lines kept before it appends.
+        """
         if not self.path.exists():
             return []
-        lines = self.path.read_text(encoding="utf-8").splitlines()
+        lines = self.path.read_bytes().split(b"\n")
         try:
-            header = json.loads(lines[0]) if lines else {}
+            header = json.loads(lines[0]) if len(lines) > 1 else {}
         except ValueError:
             header = {}
-        if header.get("fingerprint") != self.fingerprint:
-            raise InputError(
-                f"{self.path}: this journal was made by a run with other settings, suite or skill; "
-                "run without --resume to start afresh"
-            )
-        entries = []
-        for line in lines[1:]:
+        refusal = _refusal(self.path, header if isinstance(header, dict) else {}, self.fingerprint)
+        if refusal is not None:
+            raise refusal
+        entries, kept = [], len(lines[0]) + 1
+        for line in lines[1:-1]:  # the piece after the last newline is empty, or a line cut short
             try:
-                entries.append(json.loads(line))
+                entry = json.loads(line)
             except ValueError:
-                break  # a line cut by an interruption: everything before it stands
+                break
+            if not isinstance(entry, dict):
+                break
+            entries.append(entry)
+            kept += len(line) + 1
+        self._kept_bytes = kept
         return entries
 
     def open(self, *, fresh: bool) -> None:
-        """Open for appending; a fresh journal starts with its header."""
+        """Open for appending; a fresh journal starts with its header, a loaded one loses a cut last line."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if fresh or not self.path.exists():
             self.path.write_text(json.dumps({"journal": JOURNAL_VERSION, "fingerprint": self.fingerprint}) + "\n")
+        elif self._kept_bytes is not None:
+            with self.path.open("r+b") as handle:
+                handle.truncate(self._kept_bytes)
         self._handle = self.path.open("a", encoding="utf-8")
 
-    def append(self, case_id: str, arm: str, result: DrawResult) -> None:
-        """Record one finished draw."""
-        entry = {
-            "case": case_id,
-            "arm": arm,
-            "draw": result.draw.model_dump(mode="json"),
-            "answer": result.answer,
-            "judge_replies": result.judge_replies,
-            "judged": result.judged,
-            "failed_call": result.failed_call,
-        }
+    def write(self, entry: Entry) -> None:
+        """Append one entry as one whole line, flushed."""
         self._handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
         self._handle.flush()
 

@@ -85,8 +85,24 @@ def is_restamped_smoke(doc: dict[str, Any]) -> bool:
     return isinstance(run, dict) and isinstance(run.get("preset"), str) and doc.get("verification") == "TESTED"
 
 
+SHOWN_INDICES = 10
+"""How many draw indices a refusal names before it says how many draws there are."""
+
+
+def _check_draw_order(arm: dict[str, Any], where: str) -> None:
+    """Refuse an arm whose draw indices are not 0, 1, 2, … in order (a hole, a repeat, a swap)."""
+    indices = [draw.get("index") for draw in arm.get("draws", [])]
+    if indices == list(range(len(indices))):
+        return
+    found = ", ".join(str(i) for i in indices[:SHOWN_INDICES])
+    if len(indices) > SHOWN_INDICES:
+        found += f", … ({len(indices)} draws)"
+    raise ReceiptError(f"{where}: indices must run 0, 1, 2, … in order; found {found}")
+
+
 def check_document(doc: dict[str, Any], source: str, *, read_restamped_smoke: bool = False) -> None:
-    """Schema of the document's own ``schema_version``, then the seal; raise ``ReceiptError`` on failure.
+    """Schema of the document's own ``schema_version``, then what no schema checks (case ids unique, each arm's
+    draw indices 0, 1, 2, … in order), then the seal; raise ``ReceiptError`` on failure.
 
     With ``read_restamped_smoke`` a smoke receipt restamped TESTED is checked as if it read UNVERIFIED, so that
     every other rule still applies; its seal is checked as written. Readers of a verdict then count it below
@@ -102,11 +118,13 @@ def check_document(doc: dict[str, Any], source: str, *, read_restamped_smoke: bo
     if error is not None:
         raise ReceiptError(f"{source}: schema {version}: {error}")
     seen: set[str] = set()
-    for case in doc.get("cases", []):
+    for ci, case in enumerate(doc.get("cases", [])):
         case_id = str(case.get("id"))
         if case_id in seen:
             raise ReceiptError(f"{source}: cases: case id {case_id!r} appears more than once")
         seen.add(case_id)
+        for arm in ("with_skill", "baseline"):
+            _check_draw_order(case[arm], f"{source}: cases[{ci}].{arm}.draws")
     try:
         seal = check_seal(doc)
     except UnicodeEncodeError:

@@ -1,9 +1,11 @@
 """The runner: draws per arm, judge samples per draw, every call through one bounded pool.
 
-The main thread runs an event loop over a completion queue: a finished answer sends its judge samples; a draw whose
-samples are all in is finalised, journaled and recorded by index; a case whose round is complete asks the
-stopping rule for more draws. Results are stored by index, so the receipt does not depend on timing.
-Ctrl-C leaves the journal (every finished draw) and no receipt; ``--resume`` finishes the run.
+The main thread runs an event loop over a completion queue: every call that comes back is journaled at once; a
+finished answer sends its judge samples; a draw whose samples are all in is finalised, journaled and recorded by
+index; a case whose round is complete asks the stopping rule for more draws, which take the smallest free
+indices of their arm. Results are stored by index, so the receipt does not depend on timing. Ctrl-C (or a kill)
+leaves the journal and no receipt; ``--resume`` finishes the run from it (`driftproof.resume`) without asking
+again for any answer or judge sample that came back.
 """
 
 from __future__ import annotations
@@ -15,17 +17,27 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from driftproof.checks import run_checks
-from driftproof.core.build import lost_draw, measured_draw, sha256_text
+from driftproof.answers import Finished, answer_record, judge_sample, judged_answer, lost_answer
 from driftproof.core.compare import ArmEvidence
-from driftproof.core.models import Draw, JudgeSample
 from driftproof.core.rounds import CaseDraws, arm_draws, next_draws
 from driftproof.core.stopping import StoppingRule
 from driftproof.core.words import ArmName
 from driftproof.errors import RunInterrupted, RunStopped
-from driftproof.journal import DrawResult, Journal
-from driftproof.judge import judge_prompt, parse_reply
-from driftproof.lanes.base import FATAL, AttemptFailure, FailureKind, Generation, GenerationRequest, Lane, url_host
+from driftproof.journal import (
+    AnswerRecord,
+    DrawResult,
+    Entry,
+    Journal,
+    SampleRecord,
+    answer_entry,
+    draw_entry,
+    round_entry,
+    sample_entry,
+)
+from driftproof.judge import judge_prompt
+from driftproof.lanes.base import FATAL, Generation, GenerationRequest, Lane
+from driftproof.resume import Restored, restore
+from driftproof.stop_lines import stop_message
 from driftproof.suite import Suite, SuiteCase
 
 ARMS = tuple(arm.value for arm in ArmName)  # ("with_skill", "baseline")
@@ -34,38 +46,6 @@ NOT_STARTED = Generation(text="", error="not started: the run is stopping")
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 10
 
 __all__ = ["ARMS", "DEFAULT_MAX_CONSECUTIVE_FAILURES", "RunInterrupted", "RunOptions", "Runner", "Tally"]
-
-_HINTS = {
-    FailureKind.AUTHENTICATION: "check the key in {keys}",
-    FailureKind.PERMISSION: "the key in {keys} may not use this model or endpoint",
-    FailureKind.NOT_FOUND: "check the model name and the endpoint",
-    FailureKind.BAD_REQUEST: "the endpoint refused the request as written",
-    FailureKind.QUOTA: "the account's spend limit or quota is reached",
-}
-
-
-def _where(lane: Lane, role: str) -> str:
-    """``the judge (anthropic api at api.anthropic.com)``."""
-    endpoint = lane.endpoint()
-    at = url_host(endpoint) if "://" in endpoint else endpoint
-    return f"the {role} ({lane.provider} {lane.surface} at {at})"
-
-
-def stop_message(lane: Lane, role: str, failure: AttemptFailure | None, reason: str, streak: int) -> str:
-    """The one line a stopped run ends with: provider, endpoint host, status, the provider's error type; no key."""
-    keys = " or ".join(lane.credential_names()) or "the environment"
-    if failure is not None and failure.kind in FATAL:
-        # the reason already reads "<status> <provider's error type>: <message>", as the lanes word it
-        said = f"HTTP {reason}" if failure.status is not None else f"{failure.kind.value.replace('_', ' ')}: {reason}"
-        hint = _HINTS[failure.kind].format(keys=keys)
-        return (
-            f"{_where(lane, role)} refused the call: {said}; {hint}. Every later call would fail the same way, "
-            "so the run stopped at the first one and wrote no receipt"
-        )
-    return (
-        f"{streak} calls in a row failed; the last, to {_where(lane, role)}: {reason}. The run stopped and wrote "
-        "no receipt: check the network and the endpoint (--base-url), or raise --max-consecutive-failures"
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,24 +68,21 @@ class RunOptions:
 
 @dataclass(slots=True)
 class _Pending:
-    case: int
-    arm: str
-    index: int
-    gen: Generation
-    answer: str
-    samples: list[JudgeSample | None]
-    replies: list[str]
+    """An answer waiting for its judge samples (``None`` where one has not come back yet)."""
+
+    record: AnswerRecord
+    samples: list[SampleRecord | None]
 
 
 @dataclass(slots=True)
 class Tally:
-    """Call counts: logical calls and endpoint attempts, apart."""
+    """Call counts: logical calls and endpoint attempts, apart, over the whole run (a resumed run's included)."""
 
     logical_calls: int = 0
     endpoint_attempts: int = 0
     lost: int = 0
     planned: int = 0
-    """Calls this process has committed to: each answer asked for, with the judge samples it will need."""
+    """Calls committed to: each answer asked for, with the judge samples it will need."""
 
 
 Progress = Callable[[str, Tally], None]
@@ -137,8 +114,10 @@ class Runner:
         self._failed_in_a_row = 0
         self._stopping = threading.Event()
         self._journal: Journal | None = None
-        self._held: list[tuple[int, str, DrawResult]] = []
-        """Draws lost to failed calls since the last call that succeeded: journaled once one succeeds."""
+        self._held: list[Entry] = []
+        """Journal entries held back since the last call that succeeded: the draws lost to failed calls, and the
+        rounds decided after them. Journaled once a call succeeds; dropped when the run stops (`RunStopped`)."""
+        self._held_draws = 0
         #: Why each case stopped drawing: the stopping rule's last word.
         self.stop_reasons: dict[int, str] = {}
 
@@ -173,20 +152,23 @@ class Runner:
     def run(self, journal: Journal | None = None, *, resume: bool = False) -> None:
         """Draw and judge every case until the stopping rule settles it or its arms reach ``max_draws``.
 
-        Draws lost to failed calls are held back from the journal until a call succeeds again: when the run
-        stops for a failure every call meets (`RunStopped`), those draws are dropped, so ``--resume`` draws
-        them again instead of keeping them as lost.
+        Every call that comes back is journaled at once. Draws lost to failed calls are held back from the
+        journal until a call succeeds again: when the run stops for a failure every call meets (`RunStopped`),
+        those draws are dropped, so ``--resume`` does not keep them as lost: it draws again an answer whose call
+        failed, and asks again for the judge samples of an answer whose every judge call failed.
         """
+        restored = restore(journal.load(), [c.id for c in self.suite.cases], ARMS) if journal and resume else None
+        if restored is not None:  # the calls of the whole run, the ones the journal holds included
+            self.tally.logical_calls, self.tally.endpoint_attempts = restored.logical_calls, restored.endpoint_attempts
+            self.tally.planned = restored.logical_calls
         if journal is not None:
-            if resume:
-                self._restore(journal.load())
             journal.open(fresh=not resume)
         self._journal = journal
         pool = ThreadPoolExecutor(max_workers=self.options.concurrency, thread_name_prefix="driftproof")
         futures: Futures = {}
         try:
             for ci in range(len(self.suite.cases)):
-                self._next_round(pool, futures, ci)
+                self._start_case(pool, futures, ci, restored)
             while futures:
                 future = self._next_done()
                 kind, key = futures.pop(future)
@@ -194,11 +176,12 @@ class Runner:
                 if gen is NOT_STARTED:
                     continue
                 self._count(gen)
+                record = self._arrived(kind, key, gen)
                 self._watch(gen, self.lane if kind == "answer" else self.judge, kind)
-                if kind == "answer":
-                    self._on_answer(pool, futures, key, gen, journal)
+                if isinstance(record, AnswerRecord):
+                    self._on_answer(pool, futures, key, record)
                 else:
-                    self._on_sample(pool, futures, key, gen, journal)
+                    self._on_sample(pool, futures, key, record)
             self._release_held()
         except BaseException as exc:  # Ctrl-C, or a lane that cannot go on: leave the journal, stop the pool
             self._stopping.set()
@@ -262,31 +245,58 @@ class Runner:
         if fatal or (limit and self._failed_in_a_row >= limit):
             raise RunStopped(stop_message(lane, role, gen.failure, gen.error, self._failed_in_a_row))
 
+    # -- the journal -------------------------------------------------------------------------------
     def finished_draws(self) -> int:
         """Draws finished so far (measured or lost) that a journal keeps."""
-        return sum(len(r[a]) for r in self.results for a in ARMS) - len(self._held)
+        return sum(len(r[a]) for r in self.results for a in ARMS) - self._held_draws
+
+    def _write(self, entry: Entry, *, hold: bool = False) -> None:
+        """Journal an entry now, or hold it back (with everything after it) until a call succeeds."""
+        if hold or self._held:
+            self._held.append(entry)
+        elif self._journal is not None:
+            self._journal.write(entry)
 
     def _release_held(self) -> None:
-        """Journal the draws held back (lost to failed calls) now that the run goes on."""
-        held, self._held = self._held, []
+        """Journal the entries held back (draws lost to failed calls, rounds after them) now that the run goes on."""
+        held, self._held, self._held_draws = self._held, [], 0
         if self._journal is not None:
-            for ci, arm, result in held:
-                self._journal.append(self.suite.cases[ci].id, arm, result)
+            for entry in held:
+                self._journal.write(entry)
 
-    def _restore(self, entries: list[dict[str, Any]]) -> None:
-        ids = {c.id: i for i, c in enumerate(self.suite.cases)}
-        for e in entries:
-            ci = ids.get(e.get("case", ""))
-            if ci is None or e.get("arm") not in ARMS:
-                continue
-            draw = Draw.model_validate(e["draw"])
-            self.results[ci][e["arm"]][draw.index] = DrawResult(
-                draw,
-                e.get("answer"),
-                list(e.get("judge_replies", [])),
-                bool(e.get("judged")),
-                bool(e.get("failed_call")),
-            )
+    def _arrived(self, kind: str, key: Any, gen: Generation) -> AnswerRecord | SampleRecord:
+        """A call that came back, journaled at once (before a failure can stop the run): its call is counted."""
+        ci, arm, index, *sample = key
+        case_id = self.suite.cases[ci].id
+        if kind == "answer":
+            record = answer_record(gen)
+            if self._journal is not None:
+                self._journal.write(answer_entry(case_id, arm, index, record))
+            return record
+        judged = judge_sample(self.suite.cases[ci], gen)
+        if self._journal is not None:
+            self._journal.write(sample_entry(case_id, arm, index, sample[0], judged))
+        return judged
+
+    # -- rounds ------------------------------------------------------------------------------------
+    def _start_case(self, pool: ThreadPoolExecutor, futures: Futures, ci: int, restored: Restored | None) -> None:
+        """Start case ``ci``: afresh, or from the journal, finishing the round it was in before asking for more."""
+        if restored is None:
+            self._next_round(pool, futures, ci)
+            return
+        for (arm, index), result in restored.finished.get(ci, {}).items():
+            self.results[ci][arm][index] = result
+            self.tally.lost += result.draw.score is None
+        waiting = restored.waiting.get(ci, {})
+        redraw = [(arm, index) for arm in ARMS for index in restored.to_draw(ci, arm)]
+        self._outstanding[ci] = len(waiting) + len(redraw)
+        if not self._outstanding[ci]:
+            self._next_round(pool, futures, ci)
+        for arm, index in redraw:
+            self._submit_answer(pool, futures, ci, arm, index)
+        for (arm, index), answer in waiting.items():
+            self.tally.planned += self.options.judge_samples - len(answer.samples)
+            self._judge(pool, futures, (ci, arm, index), answer.record, answer.samples)
 
     def case_draws(self, ci: int) -> CaseDraws:
         """Case ``ci`` as the stopping rule sees it: each arm's draws in index order, and the reference arm."""
@@ -297,156 +307,91 @@ class Runner:
         reference = (self.options.reference or {}).get(self.suite.cases[ci].id)
         return CaseDraws(arms["with_skill"], arms["baseline"], reference)
 
+    def _free_indices(self, ci: int, arm: str, count: int) -> list[int]:
+        """The ``count`` smallest indices of ``arm`` that hold no draw: gaps first, so indices run 0, 1, 2, …"""
+        taken = self.results[ci][arm].keys() | {i for c, a, i in self._pending if (c, a) == (ci, arm)}
+        free: list[int] = []
+        index = 0
+        while len(free) < count:
+            if index not in taken:
+                free.append(index)
+            index += 1
+        return free
+
     def _next_round(self, pool: ThreadPoolExecutor, futures: Futures, ci: int) -> None:
         decision = next_draws(self.options.rule, self.case_draws(ci))
         case = self.suite.cases[ci]
-        self._outstanding[ci] = 0
-        for arm, add in (("with_skill", decision.add_with), ("baseline", decision.add_baseline)):
-            start = max(self.results[ci][arm], default=-1) + 1
-            for index in range(start, start + add):
-                self._submit(pool, futures, "answer", (ci, arm, index), self._generate, case, arm, index)
-                self._outstanding[ci] += 1
-                self.tally.planned += 1 + self.options.judge_samples
         self.stop_reasons[ci] = decision.reason
+        drawn = {
+            "with_skill": self._free_indices(ci, "with_skill", decision.add_with),
+            "baseline": self._free_indices(ci, "baseline", decision.add_baseline),
+        }
+        self._outstanding[ci] = sum(map(len, drawn.values()))
+        if self._outstanding[ci]:
+            self._write(round_entry(case.id, drawn))
+        for arm, indices in drawn.items():
+            for index in indices:
+                self._submit_answer(pool, futures, ci, arm, index)
 
+    def _submit_answer(self, pool: ThreadPoolExecutor, futures: Futures, ci: int, arm: str, index: int) -> None:
+        self._submit(pool, futures, "answer", (ci, arm, index), self._generate, self.suite.cases[ci], arm, index)
+        self.tally.planned += 1 + self.options.judge_samples
+
+    # -- answers, samples, draws -------------------------------------------------------------------
     def _on_answer(
+        self, pool: ThreadPoolExecutor, futures: Futures, key: tuple[int, str, int], record: AnswerRecord
+    ) -> None:
+        ci, arm, index = key
+        if self._log_answer is not None and record.text:
+            self._log_answer(self.suite.cases[ci].id, arm, index, record.text)
+        self._judge(pool, futures, key, record, {})
+
+    def _judge(
         self,
         pool: ThreadPoolExecutor,
         futures: Futures,
         key: tuple[int, str, int],
-        gen: Generation,
-        journal: Journal | None,
+        record: AnswerRecord,
+        samples: Mapping[int, SampleRecord],
     ) -> None:
+        """Ask for the judge samples an answer is missing; a lost answer, or one with every sample, is finished."""
         ci, arm, index = key
-        case = self.suite.cases[ci]
-        reason = gen.lost_reason or gen.error or ("timeout" if gen.timed_out else None)
-        answer = gen.text
-        if reason is None and not gen.assessed and not gen.text.strip():
-            # a bare reply (API, stub) is the answer itself; only an empty one holds none. Agent lanes
-            # apply the capture rules themselves and mark the draw assessed.
-            reason = "no answer"
-        if self._log_answer is not None and gen.text:
-            self._log_answer(case.id, arm, index, gen.text)
-        if reason is not None:
-            draw = lost_draw(
-                index,
-                reason,
-                usage=gen.usage,
-                reported_model=gen.reported_model,
-                model_source=gen.model_source,
-                endpoint_attempts=gen.attempts,
-                captured_files=list(gen.captured_files) if gen.captured_files is not None else None,
-                skill_fired=gen.skill_fired,
-                side_calls=list(gen.side_calls) if gen.side_calls is not None else None,
-                harness_overhead=gen.extra.get("harness_overhead"),
-            )
-            failed_call = gen.error is not None and gen.failure is not None  # the endpoint failed, not the answer
-            self._finish(
-                pool,
-                futures,
-                ci,
-                arm,
-                DrawResult(draw, gen.text or None, [], False, failed_call),
-                journal,
-                lost_to_a_failed_call=gen.error is not None,
-            )
+        if record.lost_reason is not None:
+            self._finish(pool, futures, ci, arm, lost_answer(index, record))
             return
-        pending = _Pending(
-            ci, arm, index, gen, answer, [None] * self.options.judge_samples, [""] * self.options.judge_samples
-        )
-        self._pending[(ci, arm, index)] = pending
-        for sample in range(self.options.judge_samples):
-            self._submit(
-                pool, futures, "judge", (ci, arm, index, sample), self._judge_call, case, arm, index, sample, answer
-            )
+        pending = _Pending(record, [samples.get(j) for j in range(self.options.judge_samples)])
+        if all(s is not None for s in pending.samples):
+            self._finish(pool, futures, ci, arm, self._judged(ci, index, pending))
+            return
+        self._pending[key] = pending
+        case = self.suite.cases[ci]
+        for sample, got in enumerate(pending.samples):
+            if got is None:
+                args = (case, arm, index, sample, record.text)
+                self._submit(pool, futures, "judge", (ci, arm, index, sample), self._judge_call, *args)
+
+    def _judged(self, ci: int, index: int, pending: _Pending) -> Finished:
+        samples = [s for s in pending.samples if s is not None]
+        return judged_answer(self.suite.cases[ci], index, pending.record, samples)
 
     def _on_sample(
-        self,
-        pool: ThreadPoolExecutor,
-        futures: Futures,
-        key: tuple[int, str, int, int],
-        gen: Generation,
-        journal: Journal | None,
+        self, pool: ThreadPoolExecutor, futures: Futures, key: tuple[int, str, int, int], record: SampleRecord
     ) -> None:
         ci, arm, index, sample = key
         pending = self._pending[(ci, arm, index)]
-        pending.replies[sample] = gen.text
-        pending.samples[sample] = self._sample(self.suite.cases[ci], gen)
+        pending.samples[sample] = record
         if any(s is None for s in pending.samples):
             return
         del self._pending[(ci, arm, index)]
-        g = pending.gen
-        samples = [s for s in pending.samples if s is not None]
-        draw = measured_draw(
-            index,
-            samples,
-            checks=run_checks(self.suite.cases[ci].checks, pending.answer),
-            usage=g.usage,
-            reported_model=g.reported_model,
-            model_source=g.model_source,
-            answer_sha256=sha256_text(pending.answer),
-            served_model=g.served_model,
-            endpoint_attempts=g.attempts,
-            captured_files=list(g.captured_files) if g.captured_files is not None else None,
-            skill_fired=g.skill_fired,
-            side_calls=list(g.side_calls) if g.side_calls is not None else None,
-            harness_overhead=g.extra.get("harness_overhead"),
-        )
-        no_reply = draw.score is None and all(sample.returned is False for sample in samples)  # every judge call failed
-        self._finish(
-            pool,
-            futures,
-            ci,
-            arm,
-            DrawResult(draw, pending.answer, pending.replies, True, no_reply),
-            journal,
-            lost_to_a_failed_call=no_reply,
-        )
+        self._finish(pool, futures, ci, arm, self._judged(ci, index, pending))
 
-    @staticmethod
-    def _sample(case: SuiteCase, gen: Generation) -> JudgeSample:
-        if gen.error is not None or gen.timed_out:
-            return JudgeSample(
-                score=None,
-                valid=False,
-                invalid_reason=f"judge call failed: {gen.error or 'timeout'}",
-                returned=False,
-                reported_model=gen.reported_model,
-                serving_id=gen.serving_id,
-                score_text_sha256=sha256_text(gen.text) if gen.text else None,
-                usage=gen.usage,
-            )
-        parsed = parse_reply(case, gen.text)
-        return JudgeSample(
-            score=parsed.score,
-            valid=parsed.score is not None,
-            invalid_reason=parsed.invalid_reason,
-            returned=True,
-            reported_model=gen.reported_model,
-            serving_id=gen.serving_id,
-            score_text_sha256=sha256_text(gen.text),
-            usage=gen.usage,
-            criteria=list(parsed.criteria) if parsed.criteria is not None else None,
-        )
-
-    def _finish(
-        self,
-        pool: ThreadPoolExecutor,
-        futures: Futures,
-        ci: int,
-        arm: str,
-        result: DrawResult,
-        journal: Journal | None,
-        *,
-        lost_to_a_failed_call: bool = False,
-    ) -> None:
+    def _finish(self, pool: ThreadPoolExecutor, futures: Futures, ci: int, arm: str, finished: Finished) -> None:
+        result = finished.result
         self.results[ci][arm][result.draw.index] = result
         if result.draw.score is None:
             self.tally.lost += 1
-        if lost_to_a_failed_call:
-            self._held.append((ci, arm, result))
-        elif journal is not None:
-            journal.append(self.suite.cases[ci].id, arm, result)
+        self._held_draws += finished.lost_to_a_failed_call
+        self._write(draw_entry(self.suite.cases[ci].id, arm, result), hold=finished.lost_to_a_failed_call)
         self._progress("draw", self.tally)
         self._outstanding[ci] -= 1
         if self._outstanding[ci] == 0:

@@ -160,6 +160,33 @@ def test_duplicate_case_ids_are_refused(tmp_path: Path) -> None:
         load_receipt(path)
 
 
+@pytest.mark.parametrize(
+    ("indices", "found"),
+    [
+        ([0, 2, 3], "0, 2, 3"),  # a hole: the draw at index 1 is missing
+        ([1, 0, 2], "1, 0, 2"),  # out of order
+        ([0, 1, 1], "0, 1, 1"),  # twice
+        ([1, 2, 3], "1, 2, 3"),  # not from 0
+        (list(range(1, 30)), "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, … (29 draws)"),  # one bounded line
+    ],
+)
+def test_draw_indices_must_run_from_0_in_order(tmp_path: Path, indices: list[int], found: str) -> None:
+    from driftproof.core.seal import sealed
+    from driftproof.errors import ReceiptError
+
+    scores = [0.5 + 0.01 * (i % 3) for i in range(len(indices))]
+    doc = json.loads(receipt_json(receipt({"a": UP, "b": UP, "c": (scores, [0.2, 0.3, 0.4])})))
+    for draw, index in zip(doc["cases"][2]["with_skill"]["draws"], indices, strict=True):
+        draw["index"] = index
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(sealed(doc)), encoding="utf-8")
+    with pytest.raises(ReceiptError) as caught:
+        load_receipt(path)
+    assert (
+        str(caught.value) == f"{path}: cases[2].with_skill.draws: indices must run 0, 1, 2, … in order; found {found}"
+    )
+
+
 def test_inconclusive_only_receipt_reads_underpowered() -> None:
     from driftproof.core.reading import read_receipt
 

@@ -13,6 +13,7 @@ import yaml
 from driftproof.cli import main
 from driftproof.core.models import Usage
 from driftproof.errors import RunInterrupted
+from driftproof.journal import JOURNAL_VERSION
 from driftproof.lanes.base import Generation, GenerationRequest
 from driftproof.lanes.stub import StubLane
 from driftproof.receipts import load_receipt
@@ -132,8 +133,9 @@ def test_interrupt_leaves_a_journal_and_resume_finishes_without_redrawing(
         run_suite(request(suite_dir, concurrency=1))
     journal = suite_dir / ".driftproof" / "receipt.json.journal"
     assert journal.exists() and not (suite_dir / ".driftproof" / "receipt.json").exists()
-    done = len(journal.read_text().splitlines()) - 1
-    assert done >= 1
+    entries = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
+    answered = sum(1 for e in entries if e["kind"] == "answer")  # every answer that came back, judged or not
+    assert answered == 8 and sum(1 for e in entries if e["kind"] == "draw") >= 1
 
     class Counting(StubLane):
         calls = 0
@@ -145,7 +147,7 @@ def test_interrupt_leaves_a_journal_and_resume_finishes_without_redrawing(
 
     monkeypatch.setattr(rs, "make_lanes", lambda req: (Counting(script), real(req)[1], real(req)[2]))
     outcome = run_suite(request(suite_dir, concurrency=1, resume=True))
-    assert Counting.calls == 16 - done  # journaled draws are not drawn again
+    assert Counting.calls == 16 - answered  # journaled answers are not drawn again
     assert sum(len(c.with_skill.draws) + len(c.baseline.draws) for c in outcome.receipt.cases) == 16
     assert not journal.exists()
 
@@ -153,7 +155,7 @@ def test_interrupt_leaves_a_journal_and_resume_finishes_without_redrawing(
 def test_resume_refuses_a_journal_of_other_settings(suite_dir: Path) -> None:
     journal = suite_dir / ".driftproof" / "receipt.json.journal"
     journal.parent.mkdir()
-    journal.write_text(json.dumps({"journal": 1, "fingerprint": "other"}) + "\n")
+    journal.write_text(json.dumps({"journal": JOURNAL_VERSION, "fingerprint": "other"}) + "\n")
     from driftproof.errors import InputError
 
     with pytest.raises(InputError, match="other settings"):
