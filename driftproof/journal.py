@@ -18,15 +18,17 @@ the entries is `driftproof.resume`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from driftproof.atomic import write_failed
 from driftproof.core.models import CapturedFileRecord, Draw, JudgeSample, SideCall, Usage
 from driftproof.core.seal import content_hash
-from driftproof.errors import InputError
+from driftproof.errors import InputError, OutputError
 
 JOURNAL_VERSION = 2
 """2: answers and judge samples are journaled as they come back, and rounds as they are decided (1: draws only)."""
@@ -161,6 +163,8 @@ class Journal:
         self.fingerprint = fingerprint
         self._handle: Any = None
         self._kept_bytes: int | None = None
+        self._broken = False
+        """A write failed (a full disk): later writes are skipped and closing does not raise again."""
 
     def load(self) -> list[Entry]:
         """The entries a matching journal holds, in order; refuses a journal of another version or run.
@@ -192,25 +196,55 @@ class Journal:
         return entries
 
     def open(self, *, fresh: bool) -> None:
-        """Open for appending; a fresh journal starts with its header, a loaded one loses a cut last line."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if fresh or not self.path.exists():
-            self.path.write_text(json.dumps({"journal": JOURNAL_VERSION, "fingerprint": self.fingerprint}) + "\n")
-        elif self._kept_bytes is not None:
-            with self.path.open("r+b") as handle:
-                handle.truncate(self._kept_bytes)
-        self._handle = self.path.open("a", encoding="utf-8")
+        """Open for appending; a fresh journal starts with its header, a loaded one loses a cut last line.
+
+        Raises `OutputError` (one line) when the file cannot be written.
+        """
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if fresh or not self.path.exists():
+                header = json.dumps({"journal": JOURNAL_VERSION, "fingerprint": self.fingerprint}) + "\n"
+                try:
+                    self.path.write_text(header, encoding="utf-8")
+                except OSError:
+                    with contextlib.suppress(OSError):  # no header cut short for a later --resume to trip on
+                        self.path.unlink()
+                    raise
+            elif self._kept_bytes is not None:
+                with self.path.open("r+b") as handle:
+                    handle.truncate(self._kept_bytes)
+            self._handle = self.path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise write_failed(self.path, exc, appending=True) from None
 
     def write(self, entry: Entry) -> None:
-        """Append one entry as one whole line, flushed."""
-        self._handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
-        self._handle.flush()
+        """Append one entry as one whole line, flushed; the first write that fails raises `OutputError`.
+
+        After a failed write the journal is broken: later writes (the error handler's) are skipped, so the
+        first error is the one reported, and what the journal held before stays for ``--resume``.
+        """
+        if self._broken:
+            return
+        try:
+            self._handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+            self._handle.flush()
+        except OSError as exc:
+            self._broken = True
+            cause = exc.strerror or str(exc)
+            raise OutputError(
+                f"{self.path}: could not write to the run's journal: {cause}; no receipt was written or changed, "
+                "and the calls journaled so far are kept (free some space, then run again with --resume)"
+            ) from None
 
     def close(self, *, remove: bool = False) -> None:
-        """Close, and remove the file once its run is sealed in a receipt."""
+        """Close, and remove the file once its run is sealed in a receipt. A broken journal closes quietly."""
         if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+            handle, self._handle = self._handle, None
+            try:
+                handle.close()
+            except OSError as exc:  # the buffer of a failed write cannot be flushed either
+                if not self._broken:
+                    raise write_failed(self.path, exc, appending=True) from None
         if remove:
             self.path.unlink(missing_ok=True)
 
