@@ -48,3 +48,10 @@ test-cli-real: install
 		@anthropic-ai/claude-code@latest @openai/codex@latest
 	PATH="$(abspath $(REAL_CLI_PREFIX))/node_modules/.bin:$$PATH" DRIFTPROOF_REAL_CLI_TESTS=1 \
 		$(BIN)/pytest -q -p no:cacheprovider tests/real_cli
+
+# The reliability harness (not part of `make test`): transport faults, kills and resumes, a full disk (root: it
+# mounts a tmpfs), hostile content, canary credentials and fuzzed receipts. Prints one table, lists what failed,
+# and writes both to docs/reliability.md. About 5 minutes on two cores, 10 at most.
+.PHONY: reliability
+reliability: install
+	$(BIN)/python -m benchmarks.reliability.run --seed 10
