@@ -57,7 +57,7 @@ from driftproof.render import (
     render_view,
 )
 from driftproof.run_suite import RunRequest, run_suite
-from driftproof.safe_text import one_line, printable
+from driftproof.safe_text import clip_lines, one_line, printable
 
 __all__ = ["OUTPUTS", "main", "run"]
 
@@ -268,7 +268,7 @@ def _answer_logger(ctx: _Ctx) -> Callable[[str, str, int, str], None]:
 
     def log(case_id: str, arm: str, index: int, text: str) -> None:
         with lock:
-            shown = printable(redact(text, ctx.secrets)).rstrip()
+            shown = clip_lines(printable(redact(text, ctx.secrets)).rstrip())
             ctx.out.write(f"--- {printable(case_id)} · {arm} · draw {index + 1}\n{shown}\n")
 
     return log

@@ -4,8 +4,10 @@ Every string Driftproof writes or sends anywhere (a lost draw's reason, the jour
 job summary, a PR comment, a log line, an error message) goes through `redact` before it is cut to length, so
 no character of a credential survives a cut that straddles it. `redact` replaces, longest first, every value
 the process holds (`hold`: each lane holds its keys when it is built; `hold_environment` takes every variable
-of `SECRET_ENV_NAMES`), each line of a multi-line value, and anything shaped like a key (``sk-…``, a Bearer
-token, an ``x-api-key:`` header) with ``[REDACTED]``.
+of `SECRET_ENV_NAMES`), each line of a multi-line value, every run of `FRAGMENT_CHARS` or more characters of a
+long held value (a key the provider echoed cut short), a masked echo (``abcd1234****wxyz``, as providers print a
+wrong key), and anything shaped like a key (``sk-…``, a Bearer token, an ``x-api-key:`` header) with
+``[REDACTED]``.
 
 >>> hold("hunter22-not-a-key-shape")
 >>> redact("the key hunter22-not-a-key-shape was refused; also sk-ant-api03-abcdefgh and Bearer abc.def")
@@ -51,11 +53,20 @@ SECRET_ENV_NAMES: tuple[str, ...] = tuple(
 MIN_SECRET_CHARS = 4
 """Shorter values are not secrets worth the name (and replacing them would garble ordinary text)."""
 
+FRAGMENT_CHARS = 8
+"""A run of this many characters of a held value is redacted wherever it appears, as the value itself is."""
+
+MIN_FRAGMENTED_CHARS = 16
+"""Held values at least this long are also redacted by fragment; shorter ones (a word-like password) only whole."""
+
 _KEY_SHAPES = re.compile(
     r"(?i)\bsk-[a-z0-9][a-z0-9_\-]{6,}"  # sk-ant-..., sk-proj-..., sk-...
     r"|(?<=bearer )[a-z0-9._~+/=\-]{4,}"  # whatever follows "Bearer "
     r"|(?<=x-api-key: )\S{4,}"
 )
+_MASK = "****"
+_KEPT = re.compile(r"[A-Za-z0-9_\-]{0,64}")
+_KEPT_BEFORE = re.compile(r"[A-Za-z0-9_\-]{0,64}$")
 
 _held: set[str] = set()
 _lock = threading.Lock()
@@ -96,4 +107,72 @@ def redact(text: str, extra: Iterable[str] = ()) -> str:
             values.update(_pieces(value))
     for value in sorted(values, key=len, reverse=True):
         text = text.replace(value, REDACTED)
-    return _KEY_SHAPES.sub(REDACTED, text)
+    text = _KEY_SHAPES.sub(REDACTED, _without_masks(text))
+    return _without_fragments(text, _fragments(frozenset(values)))
+
+
+def _without_masks(text: str) -> str:
+    """``text`` with each masked echo of a key (four or more ``*`` touching a letter or digit) replaced.
+
+    The stars are found first (`str.find`), then what the provider kept of either end, at most 64 characters
+    each way, so a long run of letters costs no backtracking.
+
+    >>> _without_masks("Incorrect API key provided: ab12cd34************wx9z. See …; **** and **bold**")
+    'Incorrect API key provided: [REDACTED]. See …; **** and **bold**'
+    """
+    pieces, last, start = [], 0, text.find(_MASK)
+    while start >= 0:
+        end = start + len(_MASK)
+        while end < len(text) and text[end] == "*":
+            end += 1
+        before = _KEPT_BEFORE.search(text, max(last, start - 64), start)
+        after = _KEPT.match(text, end)
+        head = before.start() if before else start
+        tail = after.end() if after else end
+        if head < start or tail > end:  # stars alone are markdown, not a mask
+            pieces += [text[last:head], REDACTED]
+            last = tail
+        start = text.find(_MASK, max(tail, end))
+    return "".join([*pieces, text[last:]]) if pieces else text
+
+
+_fragment_cache: dict[frozenset[str], frozenset[str]] = {}
+
+
+def _fragments(values: frozenset[str]) -> frozenset[str]:
+    """Every `FRAGMENT_CHARS`-character window of every long value (computed once per set of values)."""
+    found = _fragment_cache.get(values)
+    if found is None:
+        long_values = [v for v in values if len(v) >= MIN_FRAGMENTED_CHARS]
+        found = frozenset(v[i : i + FRAGMENT_CHARS] for v in long_values for i in range(len(v) - FRAGMENT_CHARS + 1))
+        _fragment_cache.clear()  # the held set only grows: the last set is the one asked for again
+        _fragment_cache[values] = found
+    return found
+
+
+def _without_fragments(text: str, fragments: frozenset[str]) -> str:
+    """``text`` with every stretch covered by windows of a held value replaced, once per stretch.
+
+    >>> _without_fragments("id abcdefghij!", frozenset({"abcdefgh", "bcdefghi", "cdefghij"}))
+    'id [REDACTED]!'
+    """
+    spans: list[tuple[int, int]] = []
+    for fragment in fragments:
+        start = text.find(fragment)
+        while start >= 0:
+            spans.append((start, start + FRAGMENT_CHARS))
+            start = text.find(fragment, start + 1)
+    if not spans:
+        return text
+    spans.sort()
+    merged = [spans[0]]
+    for start, end in spans[1:]:
+        if start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    pieces, last = [], 0
+    for start, end in merged:
+        pieces += [text[last:start], REDACTED]
+        last = end
+    return "".join([*pieces, text[last:]])

@@ -180,7 +180,13 @@ def parse_criteria_reply(text: str, criteria: tuple[Criterion, ...]) -> ParsedSa
 
 
 def parse_reply(case: SuiteCase, text: str) -> ParsedSample:
-    """Parse a judge reply in the case's mode."""
+    """Parse a judge reply in the case's mode; an empty reply (a 200 with no content) says so.
+
+    >>> parse_reply(SuiteCase("a", "Task.", "Good.", None, None), " ").invalid_reason
+    "the judge's reply was empty"
+    """
+    if not text.strip():
+        return ParsedSample(None, "the judge's reply was empty")
     if case.criteria:
         return parse_criteria_reply(text, case.criteria)
     return parse_rubric_reply(text)

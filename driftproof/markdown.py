@@ -21,7 +21,7 @@ from driftproof.core.words import (
     CaseVerdict,
     Status,
 )
-from driftproof.safe_text import printable
+from driftproof.safe_text import SHOWN_CHARS, printable, shorten
 
 __all__ = [
     "band_text",
@@ -40,25 +40,26 @@ _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 
 
 def md(value: object) -> str:
-    """Escape text for a markdown table cell or line: one line, no markup, no mentions, no HTML.
+    """Escape text for a markdown table cell or line: one line, no markup, no mentions, no HTML, bounded.
 
     >>> md("a|b\\n<b>@team **x** (y)")
     'a\\\\|b \\\\<b\\\\>@\\u200bteam \\\\*\\\\*x\\\\*\\\\* (y)'
     """
-    text = " ".join(printable(str(value)).split())
+    text = shorten(" ".join(printable(str(value)).split()), keep=SHOWN_CHARS)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return _MENTION.sub("@\u200b", text)
 
 
 def code(value: object, table: bool = True) -> str:
-    """Inline code for an id: one line, backticks replaced so the span cannot break, no mentions.
+    """Inline code for an id: one line, bounded, backticks replaced so the span cannot break, no mentions.
 
     In a table cell ``|`` is escaped (GFM splits cells before it reads code spans).
 
     >>> code("a|b `x`\\n@team"), code("a|b", table=False)
     ("`a\\\\|b 'x' @\\u200bteam`", '`a|b`')
     """
-    text = _MENTION.sub("@\u200b", " ".join(printable(str(value)).split()).replace("`", "'"))
+    flat = shorten(" ".join(printable(str(value)).split()), keep=SHOWN_CHARS)
+    text = _MENTION.sub("@\u200b", flat.replace("`", "'"))
     if table:
         text = text.replace("|", "\\|")
     return f"`{text or ' '}`"

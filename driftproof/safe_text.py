@@ -35,6 +35,10 @@ _HIDDEN = re.compile(
     "]"
 )
 _NEWLINES = re.compile("\r\n?|[\u2028\u2029]")
+SHOWN_CHARS = 1000
+"""A value shown in a report or on the terminal (an id, a reason, a cell) keeps this many characters."""
+LINE_CHARS = 4000
+"""A line of someone else's text in a log (a model's answer) keeps this many characters, then says how long it was."""
 QUOTED_CHARS = 60
 """A quoted value in a diagnostic keeps this many characters, then says how long it was."""
 _LONG_QUOTED = re.compile(r"""(["'])([^"'\n]{81,})\1""")  # longer than QUOTED_CHARS + 20
@@ -61,6 +65,20 @@ def shorten_quoted(message: str) -> str:
     'at a: "YYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYY… (500 characters)" is not of type "number"'
     """
     return _LONG_QUOTED.sub(lambda m: f"{m[1]}{shorten(m[2])}{m[1]}", message)
+
+
+def clip_lines(text: str, width: int = LINE_CHARS) -> str:
+    """``text`` with every line longer than ``width`` cut, saying how long it was; the other lines whole.
+
+    >>> clip_lines("short\\n" + "y" * 50, width=10)
+    'short\\nyyyyyyyyyy… (this line has 50 characters)'
+    """
+    if len(text) <= width:
+        return text
+    return "\n".join(
+        line if len(line) <= width else f"{line[:width]}… (this line has {len(line)} characters)"
+        for line in text.split("\n")
+    )
 
 
 def one_line(text: str, limit: int = MAX_DIAGNOSTIC_CHARS) -> str:

@@ -76,3 +76,18 @@ def test_redact_replaces_held_values_each_line_and_key_shapes() -> None:
         f"token {REDACTED} and Bearer {REDACTED} and x-api-key: {REDACTED}"
     )
     assert "first-line-secret" in held() and redact("abc") == "abc"
+
+
+def test_a_masked_or_cut_echo_of_a_held_key_leaks_no_run_of_its_characters() -> None:
+    """Providers echo a wrong key masked ("first 8 ****  last 4") or cut short: neither piece survives."""
+    hold(KEY)
+    masked = f"Incorrect API key provided: {KEY[:8]}{'*' * 44}{KEY[-4:]}. You can find your key at …"
+    assert redact(masked) == f"Incorrect API key provided: {REDACTED}. You can find your key at …"
+    # a cut fragment of the key (its 10 characters from position 20) with no mask around it
+    cut = f"key '{KEY[20:30]}...' is not valid"
+    assert redact(cut) == f"key '{REDACTED}...' is not valid"
+    no_piece_of_the_key(redact(f"{KEY[:30]}|{KEY[25:]}"))
+    # seven characters in a row are not a piece worth the name: ordinary text is left alone
+    assert redact(f"see {KEY[:7]} here") == f"see {KEY[:7]} here"
+    # a run of stars on its own (markdown rules, bold) is not a mask
+    assert redact("**** and **bold**") == "**** and **bold**"

@@ -9,6 +9,7 @@ from driftproof.judge import (
     is_requested_judge,
     judge_prompt,
     parse_criteria_reply,
+    parse_reply,
     parse_rubric_reply,
     rubric_hash,
 )
@@ -117,3 +118,11 @@ def test_rubric_hash_moves_with_every_input() -> None:
 )
 def test_judge_identity(requested: str, reported: str | None, ok: bool) -> None:
     assert is_requested_judge(requested, reported) is ok
+
+
+@pytest.mark.parametrize("case", [RUBRIC, CRITERIA])
+@pytest.mark.parametrize("reply", ["", "  \n\t "])
+def test_an_empty_judge_reply_is_named_as_empty(case: SuiteCase, reply: str) -> None:
+    """A 200 whose content is empty names that, not a missing score (issue 10: every lost draw names its cause)."""
+    parsed = parse_reply(case, reply)
+    assert parsed.score is None and parsed.invalid_reason == "the judge's reply was empty"

@@ -8,7 +8,8 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from driftproof.safe_text import _HIDDEN, one_line, printable
+from driftproof.markdown import code, md
+from driftproof.safe_text import _HIDDEN, SHOWN_CHARS, clip_lines, one_line, printable
 
 
 def test_the_hidden_class_is_exactly_the_control_and_format_characters() -> None:
@@ -50,3 +51,20 @@ def test_printable_leaves_no_hidden_character_and_is_idempotent(text: str) -> No
 def test_one_line_is_one_bounded_line(text: str, limit: int) -> None:
     line = one_line(text, limit)
     assert "\n" not in line and "\t" not in line and len(line) <= limit
+
+
+def test_a_megabyte_value_in_a_report_cell_or_id_is_shown_bounded_with_its_length() -> None:
+    """A 1 MB case id, model id or lost reason reaches `view`, `diff` and the comment as one bounded value."""
+    value = "xyL" + "y" * 1_000_000  # 1,000,003 characters
+    for shown in (md(value), code(value)):
+        assert len(shown) < SHOWN_CHARS + 40
+        assert shown.rstrip("`").endswith("… (1000003 characters)")
+    assert md("short id") == "short id" and code("short id") == "`short id`"
+
+
+def test_clip_lines_cuts_only_the_long_lines_of_an_answer() -> None:
+    answer = "first line\n" + "y" * 5000 + "\nlast line"
+    clipped = clip_lines(answer, width=4000).split("\n")
+    assert clipped[0] == "first line" and clipped[2] == "last line"
+    assert clipped[1] == "y" * 4000 + "… (this line has 5000 characters)"
+    assert clip_lines("a\nb", width=1) == "a\nb"
