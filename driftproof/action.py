@@ -30,6 +30,7 @@ from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
 from driftproof.core.models import Receipt
 from driftproof.core.reading import ReceiptReading, read_receipt
+from driftproof.core.words import FailOn
 from driftproof.errors import DriftproofError, GitHubError, InputError, LaneError, OutputError, ReceiptError
 from driftproof.github import (
     Event,
@@ -200,7 +201,7 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
     _annotate(ctx, decision, labels)
     outputs = {**decision.outputs(), **paths}
     _set_outputs(ctx, outputs)
-    code = decision.exit_code(str(config.fail_on))
+    code = decision.exit_code(config.fail_on)
     gate = f"fail-on {config.fail_on}" if decision.compared else "nothing compared, the gate passes"
     out.write(
         f"Driftproof: status {outputs['status']} · {outputs['regressed']} regressed · {outputs['improved']} improved"
@@ -329,7 +330,7 @@ def _comment(ctx: _Ctx, client: GitHubClient | None, report: str, files: _Files)
 
 def _annotate(ctx: _Ctx, decision: Decision, labels: tuple[str, str]) -> None:
     """One annotation per regressed case: an error when the gate can fail on it, a warning otherwise."""
-    annotate = warning if str(ctx.config.fail_on) == "never" else error
+    annotate = warning if ctx.config.fail_on == FailOn.NEVER else error
     for case in decision.regressed_cases:
         delta = case.comparison.delta
         message = (

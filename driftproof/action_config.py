@@ -13,43 +13,22 @@ import re
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
+from driftproof.core.words import FailOn, Provider
 from driftproof.credentials import API_CREDENTIALS
-from driftproof.defaults import judge_provider_for
 from driftproof.errors import InputError
 from driftproof.github import Event
 
-__all__ = [
-    "MODEL_SECRET_ENV",
-    "PROVIDERS",
-    "ActionConfig",
-    "Activity",
-    "FailOn",
-    "decide_activity",
-]
+__all__ = ["ActionConfig", "Activity", "decide_activity"]
 
-PROVIDERS = ("anthropic", "openai", "stub")
-"""Providers a lane can use in the Action."""
-
-MODEL_SECRET_ENV: Mapping[str, tuple[str, ...]] = API_CREDENTIALS
-"""Environment variables that can hold a provider's key; any one of them is enough (the API lanes' table)."""
-
+Word = TypeVar("Word", bound=StrEnum)
 _TRUE = ("true", "yes", "1")
 _FALSE = ("false", "no", "0")
 _DIGITS = re.compile(r"[0-9]+")
-
-
-class FailOn(StrEnum):
-    """When the Action exits non-zero (the ``fail-on`` input)."""
-
-    REGRESSED = "regressed"
-    """A case separated downward against the default branch's receipt."""
-    UNDERPOWERED = "underpowered"
-    """As ``regressed``, and also when the run could not conclude for lack of draws."""
-    NEVER = "never"
-    """Report only; exit 0 whatever the verdict."""
 
 
 class Activity(StrEnum):
@@ -76,9 +55,9 @@ class ActionConfig(BaseModel):
     skill: str | None = Field(description="SKILL.md path, relative to the workspace; None: the suite's.")
     suite: str = Field(description="Suite file path, relative to the workspace.")
     receipt_path: str = Field(description="Where the default branch stores its receipt.")
-    provider: str = Field(description="Lane provider: anthropic, openai or stub.")
+    provider: Provider = Field(description="Lane provider: anthropic, openai or stub.")
     model: str | None = Field(description="Model to run; None: the lane's default.")
-    judge_provider: str | None = Field(description="Judge provider; None: the default judge.")
+    judge_provider: Provider | None = Field(description="Judge provider; None: the default judge.")
     judge_model: str | None = Field(description="Judge model; None: the judge's default.")
     draws: int = Field(description="The fewest draws per arm per case; the stopping rule may draw more.")
     max_draws: int = Field(description="The most draws per arm per case the stopping rule may make.")
@@ -113,24 +92,26 @@ class ActionConfig(BaseModel):
         return cls(
             skill=_relative_path("skill", skill) if (skill := get("skill")) else None,
             suite=_relative_path("suite", suite),
-            receipt_path=_relative_path("receipt-path", get("receipt-path", ".driftproof/receipt.json")),
-            provider=_choice("provider", get("provider", "anthropic"), PROVIDERS),
+            receipt_path=_relative_path("receipt-path", get("receipt-path", DEFAULTS.receipt_path)),
+            provider=_choice("provider", get("provider", DEFAULTS.provider), Provider),
             model=get("model") or None,
-            judge_provider=_choice("judge-provider", judge_provider, PROVIDERS) if judge_provider else None,
+            judge_provider=_choice("judge-provider", judge_provider, Provider) if judge_provider else None,
             judge_model=get("judge-model") or None,
-            draws=(draws := _positive_int("draws", get("draws", "3"))),
-            max_draws=_max_draws(get("max-draws", "10"), draws),
-            judge_samples=_positive_int("judge-samples", get("judge-samples", "5")),
-            concurrency=_positive_int("concurrency", get("concurrency", "8")),
+            draws=(draws := _positive_int("draws", get("draws", str(DEFAULTS.draws)))),
+            max_draws=_max_draws(get("max-draws", str(DEFAULTS.max_draws)), draws),
+            judge_samples=_positive_int("judge-samples", get("judge-samples", str(DEFAULTS.judge_samples))),
+            concurrency=_positive_int("concurrency", get("concurrency", str(DEFAULTS.concurrency))),
             timeout=_seconds("timeout", t) if (t := get("timeout")) else None,
-            max_retries=_count("max-retries", get("max-retries", "4"), maximum=100),
-            max_consecutive_failures=_count("max-consecutive-failures", get("max-consecutive-failures", "10")),
+            max_retries=_count("max-retries", get("max-retries", str(DEFAULTS.max_retries)), maximum=LIMITS.retries),
+            max_consecutive_failures=_count(
+                "max-consecutive-failures", get("max-consecutive-failures", str(DEFAULTS.max_consecutive_failures))
+            ),
             base_url=_url("input 'base-url'", u) if (u := get("base-url")) else None,
             judge_base_url=_url("input 'judge-base-url'", u) if (u := get("judge-base-url")) else None,
-            fail_on=FailOn(_choice("fail-on", get("fail-on", "regressed"), tuple(FailOn))),
+            fail_on=_choice("fail-on", get("fail-on", DEFAULTS.action_fail_on), FailOn),
             comment=_boolean("comment", get("comment", "true")),
             github_token=SecretStr(get("github-token") or environ.get("GITHUB_TOKEN", "").strip()),
-            badge_path=_relative_path("badge-path", get("badge-path", ".driftproof/badge.json")),
+            badge_path=_relative_path("badge-path", get("badge-path", DEFAULTS.badge_path)),
             workspace=Path(environ.get("GITHUB_WORKSPACE") or "."),
             api_url=_url("GITHUB_API_URL", environ.get("GITHUB_API_URL") or "https://api.github.com"),
             server_url=_url("GITHUB_SERVER_URL", environ.get("GITHUB_SERVER_URL") or "https://github.com"),
@@ -150,7 +131,7 @@ class ActionConfig(BaseModel):
         providers = dict.fromkeys([self.provider, judge_provider_for(self.provider, self.judge_provider)])
         missing = []
         for provider in providers:
-            names = MODEL_SECRET_ENV[provider]
+            names = API_CREDENTIALS[provider]
             if names and not any(environ.get(n, "").strip() for n in names):
                 missing.append(" or ".join(names))
         return missing
@@ -167,7 +148,7 @@ def decide_activity(event: Event, has_model_secret: bool, provider: str) -> Acti
     >>> decide_activity(push, True, "anthropic")
     <Activity.STORE_RECEIPT: 'store_receipt'>
     """
-    secret_ok = has_model_secret or provider == "stub"
+    secret_ok = has_model_secret or provider == Provider.STUB
     # A fork PR under `pull_request` gets no secrets and a read-only token: no comment possible.
     read_only_fork = event.is_pull_request and event.is_fork and event.name == "pull_request"
     if not secret_ok:
@@ -195,7 +176,7 @@ def _shown(value: str) -> str:
     return repr(value if len(value) <= 60 else value[:57] + "...")
 
 
-def _positive_int(name: str, value: str, maximum: int = 10_000) -> int:
+def _positive_int(name: str, value: str, maximum: int = LIMITS.count) -> int:
     """Digits only, from 1 to ``maximum`` (a guard against a typo that would cost a fortune).
 
     >>> _positive_int("draws", "abc")
@@ -211,7 +192,7 @@ def _positive_int(name: str, value: str, maximum: int = 10_000) -> int:
     return int(digits)
 
 
-def _count(name: str, value: str, maximum: int = 10_000) -> int:
+def _count(name: str, value: str, maximum: int = LIMITS.count) -> int:
     """Digits only, from 0 to ``maximum``.
 
     >>> _count("max-retries", "0"), _count("max-retries", "4")
@@ -240,17 +221,23 @@ def _seconds(name: str, value: str) -> float:
         seconds = float(value)
     except ValueError:
         seconds = math.nan
-    if not (math.isfinite(seconds) and 0 < seconds <= 86_400):
-        raise InputError(f"input '{name}' must be a number of seconds above 0 and at most 86400, got {_shown(value)}")
+    if not (math.isfinite(seconds) and 0 < seconds <= LIMITS.timeout_s):
+        raise InputError(
+            f"input '{name}' must be a number of seconds above 0 and at most {LIMITS.timeout_s:g}, got {_shown(value)}"
+        )
     return seconds
 
 
-def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
-    """One of ``allowed`` (case-insensitive), returned in its canonical spelling."""
+def _choice(name: str, value: str, words: type[Word]) -> Word:
+    """One of ``words`` (case-insensitive).
+
+    >>> str(_choice("fail-on", "Never", FailOn))
+    'never'
+    """
     lowered = value.lower()
-    if lowered not in allowed:
-        raise InputError(f"input '{name}' must be one of {', '.join(allowed)}, got {_shown(value)}")
-    return lowered
+    if lowered not in tuple(words):
+        raise InputError(f"input '{name}' must be one of {', '.join(words)}, got {_shown(value)}")
+    return words(lowered)
 
 
 def _boolean(name: str, value: str) -> bool:

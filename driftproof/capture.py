@@ -44,8 +44,8 @@ __all__ = [
     "REASON_READ_ERROR",
     "REASON_SYMLINK",
     "REASON_TOTAL_CAP",
-    "Capture",
     "CapturedFile",
+    "DirectoryCapture",
     "DrawAssessment",
     "ReplyVerdict",
     "assess_draw",
@@ -92,7 +92,7 @@ class CapturedFile:
 
 
 @dataclass(frozen=True)
-class Capture:
+class DirectoryCapture:
     """What was read back from a draw's working directory."""
 
     files: tuple[CapturedFile, ...] = ()
@@ -190,7 +190,7 @@ def capture_files(
     max_files: int = MAX_FILES,
     max_file_bytes: int = MAX_FILE_BYTES,
     max_total_bytes: int = MAX_TOTAL_BYTES,
-) -> Capture:
+) -> DirectoryCapture:
     """Read back every entry an agent left in ``directory`` (``files`` capture).
 
     Entries are named in sorted relative POSIX path order; nothing is skipped. A symlink is named
@@ -204,7 +204,7 @@ def capture_files(
     try:
         _walk(directory, "", entries)
     except OSError as error:
-        return Capture(directory_error=_os_reason(error))
+        return DirectoryCapture(directory_error=_os_reason(error))
     files: list[CapturedFile] = []
     texts: dict[str, str] = {}
     regular = total = 0
@@ -224,7 +224,7 @@ def capture_files(
             total += read.size
             texts[entry.path] = read.text
         files.append(CapturedFile(entry.path, read.size, reason is None, reason))
-    return Capture(tuple(files), texts)
+    return DirectoryCapture(tuple(files), texts)
 
 
 # --------------------------------------------------------------------------------------------
@@ -251,10 +251,10 @@ def _describe(item: CapturedFile) -> str:
     return f"{item.path} ({size})" + ("" if item.included else f": not shown, {item.reason}")
 
 
-def graded_answer(reply: str, capture: Capture) -> str:
+def graded_answer(reply: str, capture: DirectoryCapture) -> str:
     """The text shown to the grader: the reply, the list of files, then each shown file's text.
 
-    >>> cap = Capture((CapturedFile("a.md", 3, True, None), CapturedFile("b.bin", 2, False, "binary")),
+    >>> cap = DirectoryCapture((CapturedFile("a.md", 3, True, None), CapturedFile("b.bin", 2, False, "binary")),
     ...               {"a.md": "hi\\n"})
     >>> print(graded_answer("See a.md.", cap))
     See a.md.
@@ -281,7 +281,7 @@ def graded_answer(reply: str, capture: Capture) -> str:
     return "".join(parts).rstrip("\n")
 
 
-def assess_draw(reply: str, capture: Capture | None) -> DrawAssessment:
+def assess_draw(reply: str, capture: DirectoryCapture | None) -> DrawAssessment:
     """Decide what a draw's grader sees; ``capture`` is None in ``text`` capture.
 
     - The working directory could not be read: lost.
@@ -291,7 +291,7 @@ def assess_draw(reply: str, capture: Capture | None) -> DrawAssessment:
 
     >>> assess_draw("Use an index.", None).answer
     'Use an index.'
-    >>> assess_draw("", Capture()).reason
+    >>> assess_draw("", DirectoryCapture()).reason
     'no answer'
     """
     if capture is None:

@@ -12,14 +12,26 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from pathlib import Path
 
 from driftproof._version import __version__
+from driftproof.core.defaults import DEFAULTS
+from driftproof.core.words import Capture, Delivery, FailOn, Provider, Status, Surface
 from driftproof.credentials import redact
 from driftproof.errors import DriftproofError
 from driftproof.safe_text import one_line
 
 Handler = Callable[[argparse.Namespace], int]
+
+
+def _values(*words: type[StrEnum] | StrEnum) -> list[str]:
+    """The JSON spellings of a vocabulary (or of some of its words), as argparse shows and checks choices.
+
+    >>> _values(FailOn), _values(Surface.API, Surface.CLI)
+    (['regressed', 'underpowered', 'never'], ['api', 'cli'])
+    """
+    return [str(w) for item in words for w in (item if isinstance(item, type) else (item,))]
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -68,7 +80,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         print(json.dumps(diff_json(result), indent=2, ensure_ascii=False))
     else:
         print(render_diff(before, after, result), end="")
-    return gate_exit(str(result.status), args.fail_on)
+    return gate_exit(Status(result.status), FailOn(args.fail_on))
 
 
 def _cmd_badge(args: argparse.Namespace) -> int:
@@ -84,13 +96,13 @@ def _cmd_badge(args: argparse.Namespace) -> int:
     return 0
 
 
-def gate_exit(status: str, fail_on: str) -> int:
+def gate_exit(status: Status, fail_on: FailOn) -> int:
     """Exit status of a gate: 1 when ``fail_on`` says this status fails, else 0.
 
-    >>> gate_exit("regressed", "regressed"), gate_exit("underpowered", "regressed"), gate_exit("regressed", "never")
-    (1, 0, 0)
-    >>> gate_exit("underpowered", "underpowered")
-    1
+    >>> gate_exit(Status.REGRESSED, FailOn.REGRESSED), gate_exit(Status.UNDERPOWERED, FailOn.REGRESSED)
+    (1, 0)
+    >>> gate_exit(Status.REGRESSED, FailOn.NEVER), gate_exit(Status.UNDERPOWERED, FailOn.UNDERPOWERED)
+    (0, 1)
     """
     from driftproof.core.decision import gate_fails
 
@@ -171,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("before", metavar="BEFORE")
     p.add_argument("after", metavar="AFTER")
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
-    p.add_argument("--fail-on", choices=["regressed", "underpowered", "never"], default="never")
+    p.add_argument("--fail-on", choices=_values(FailOn), default=DEFAULTS.diff_fail_on)
     p.set_defaults(handler=_cmd_diff)
 
     p = sub.add_parser("badge", help="write a receipt's shields.io endpoint badge JSON")
@@ -183,35 +195,47 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("suite", metavar="SUITE", help="suite file: native YAML/JSON, evals/evals.json or .eval.yaml")
     p.add_argument("--skill", metavar="PATH", help="SKILL.md (default: the suite's 'skill:')")
     p.add_argument("-o", "--output", metavar="RECEIPT", help="receipt path (default: .driftproof/ beside the suite)")
-    p.add_argument("--provider", choices=["anthropic", "openai", "stub"], default="anthropic")
-    p.add_argument("--surface", choices=["api", "cli"], help="api (default) or cli; the stub lane has none")
+    p.add_argument("--provider", choices=_values(Provider), default=DEFAULTS.provider)
+    p.add_argument(
+        "--surface",
+        choices=_values(Surface.API, Surface.CLI),
+        help=f"{Surface.API} (default) or {Surface.CLI}; the stub lane has none",
+    )
     p.add_argument("--model", help="answering model (default: the lane's)")
     p.add_argument(
         "--judge-provider",
-        choices=["anthropic", "openai", "stub"],
-        help="default anthropic (stub with --provider stub)",
+        choices=_values(Provider),
+        help=f"default {DEFAULTS.judge_provider} ({Provider.STUB} with --provider {Provider.STUB})",
     )
-    p.add_argument("--judge-model", help="judge model (default claude-haiku-4-5, a cheap fixed judge)")
+    p.add_argument("--judge-model", help=f"judge model (default {DEFAULTS.judge_model}, a cheap fixed judge)")
     p.add_argument("--base-url", help="endpoint for the answering model (any OpenAI-compatible server)")
     p.add_argument("--judge-base-url", help="endpoint for the judge")
-    p.add_argument("--draws", type=int, help="minimum draws per arm (default 3)")
-    p.add_argument("--max-draws", type=int, help="most draws per arm while the spread settles (default 10)")
-    p.add_argument("--judge-samples", type=int, help="judge samples per answer (default 5)")
-    p.add_argument("--concurrency", type=int, help="calls in flight at once (default 8)")
+    p.add_argument("--draws", type=int, help=f"minimum draws per arm (default {DEFAULTS.draws})")
+    p.add_argument(
+        "--max-draws", type=int, help=f"most draws per arm while the spread settles (default {DEFAULTS.max_draws})"
+    )
+    p.add_argument("--judge-samples", type=int, help=f"judge samples per answer (default {DEFAULTS.judge_samples})")
+    p.add_argument("--concurrency", type=int, help=f"calls in flight at once (default {DEFAULTS.concurrency})")
     p.add_argument(
         "--timeout",
         type=float,
-        help="seconds per endpoint attempt (default 120 on the API surface; the CLI lanes' own default is longer, "
-        "see docs/cli-lanes.md)",
+        help=f"seconds per endpoint attempt (default {DEFAULTS.api_timeout_s:g} on the API surface; the CLI lanes' "
+        "own default is longer, see docs/cli-lanes.md)",
     )
-    p.add_argument("--max-retries", type=int, default=4, help="retries per call on 429/529/5xx/timeouts (default 4)")
+    p.add_argument(
+        "--max-retries",
+        type=int,
+        default=DEFAULTS.max_retries,
+        help=f"retries per call on 429/529/5xx/timeouts (default {DEFAULTS.max_retries})",
+    )
     p.add_argument(
         "--max-consecutive-failures",
         type=int,
-        default=10,
+        default=DEFAULTS.max_consecutive_failures,
         metavar="N",
-        help="stop the run, with no receipt, after N calls in a row failed (default 10; 0 never stops); a wrong "
-        "key, a missing model or a refused request stops it at the first call",
+        help="stop the run, with no receipt, after N calls in a row failed "
+        f"(default {DEFAULTS.max_consecutive_failures}; 0 never stops); a wrong key, a missing model or a refused "
+        "request stops it at the first call",
     )
     p.add_argument("--script", metavar="FILE", help="stub lane: fix each draw's answer and judge scores")
     p.add_argument(
@@ -228,11 +252,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
     p.add_argument("--keep-transcripts", action="store_true", help="keep every answer and judge reply beside it")
     p.add_argument("--price-table", metavar="FILE", help="judge prices (JSON) instead of the bundled table")
-    p.add_argument("--capture", choices=["text", "files"], default="text", help="which answer is graded (CLI surface)")
+    p.add_argument(
+        "--capture", choices=_values(Capture), default=DEFAULTS.capture, help="which answer is graded (CLI surface)"
+    )
     p.add_argument(
         "--delivery",
-        choices=["system_prompt", "discover"],
-        default="system_prompt",
+        choices=_values(Delivery),
+        default=DEFAULTS.delivery,
         help="how the skill reaches the agent: in its system prompt (default), or installed for it to discover (CLI)",
     )
     p.set_defaults(handler=_cmd_run)

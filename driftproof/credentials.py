@@ -20,21 +20,40 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 
+from driftproof.core.words import Provider, Surface
+
 REDACTED = "[REDACTED]"
 
-#: The variables a provider's lanes read a credential from (API keys, auth tokens, CLI OAuth tokens).
-PROVIDER_CREDENTIALS: Mapping[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
-    "openai": ("OPENAI_API_KEY", "CODEX_API_KEY"),
-    "stub": (),
+CREDENTIALS: Mapping[Provider, tuple[tuple[str, tuple[Surface, ...]], ...]] = {
+    Provider.ANTHROPIC: (
+        ("ANTHROPIC_API_KEY", (Surface.API, Surface.CLI)),
+        ("ANTHROPIC_AUTH_TOKEN", (Surface.API, Surface.CLI)),
+        ("CLAUDE_CODE_OAUTH_TOKEN", (Surface.CLI,)),
+    ),
+    Provider.OPENAI: (
+        ("CODEX_API_KEY", (Surface.CLI,)),
+        ("OPENAI_API_KEY", (Surface.API, Surface.CLI)),
+    ),
+    Provider.STUB: (),
 }
+"""The one table: each provider's credential variables, in the order a lane looks for them, with the surfaces
+that read each. Everything else here (what a lane holds, what the Action masks, what it asks for) derives from it."""
+
+
+def credential_names(provider: str, surface: str | None = None) -> tuple[str, ...]:
+    """The variables ``provider``'s lanes on ``surface`` (``None``: any surface) read a credential from.
+
+    >>> credential_names("openai", "api"), credential_names("openai", "cli")
+    (('OPENAI_API_KEY',), ('CODEX_API_KEY', 'OPENAI_API_KEY'))
+    """
+    return tuple(name for name, surfaces in CREDENTIALS[Provider(provider)] if surface is None or surface in surfaces)
+
+
+#: The variables a provider's lanes read a credential from (API keys, auth tokens, CLI OAuth tokens).
+PROVIDER_CREDENTIALS: Mapping[Provider, tuple[str, ...]] = {p: credential_names(p) for p in Provider}
 
 #: The variables the API lanes (and so the Action, which runs them) take a key from; any one is enough.
-API_CREDENTIALS: Mapping[str, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-    "openai": ("OPENAI_API_KEY",),
-    "stub": (),
-}
+API_CREDENTIALS: Mapping[Provider, tuple[str, ...]] = {p: credential_names(p, Surface.API) for p in Provider}
 
 #: GitHub's tokens, as the runner hands them to an Action.
 GITHUB_CREDENTIALS = (

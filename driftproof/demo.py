@@ -11,6 +11,7 @@ from pathlib import Path
 
 from driftproof.core.diff import diff
 from driftproof.core.reading import read_receipt
+from driftproof.core.words import Provider
 from driftproof.render import render_diff, render_view
 from driftproof.resources import data_dir
 from driftproof.run_suite import RunRequest, run_suite
@@ -27,7 +28,7 @@ def run_demo(out: Path) -> int:
     runs = {}
     for name in ("main", "pr"):
         request = RunRequest(
-            suite=suite, provider="stub", script=example / f"stub-{name}.yaml", out=out / f"{name}.json"
+            suite=suite, provider=Provider.STUB, script=example / f"stub-{name}.yaml", out=out / f"{name}.json"
         )
         runs[name] = run_suite(request)
     before, after = runs["main"].receipt, runs["pr"].receipt

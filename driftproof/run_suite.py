@@ -16,27 +16,23 @@ from pathlib import Path
 from typing import Any
 
 from driftproof.assemble import RunContext, build_receipt
+from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.models import Receipt
-from driftproof.core.stopping import DEFAULT_RULE, StoppingRule, reference_rule, rule_for
-from driftproof.defaults import DEFAULT_JUDGE_MODEL, judge_provider_for
+from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
+from driftproof.core.words import Capture, Delivery, Provider, Surface
 from driftproof.errors import InputError, RunStopped
 from driftproof.journal import Journal, run_fingerprint
 from driftproof.lanes.base import Lane
-from driftproof.lanes.registry import DEFAULT_MAX_RETRIES
 from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import write_receipt
 from driftproof.reference import reference_for
-from driftproof.runner import ARMS, DEFAULT_MAX_CONSECUTIVE_FAILURES, Runner, RunOptions
+from driftproof.runner import ARMS, Runner, RunOptions
 from driftproof.safe_text import printable
 from driftproof.suite import Suite, load_suite, notice_lines, read_skill
 
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
 """What ``--quick`` fixes: a smoke run of the first case."""
-DEFAULTS = {"draws": DEFAULT_RULE.min_draws, "judge_samples": 5, "concurrency": 8}
-DELIVERIES = ("system_prompt", "discover")
-MAX_COUNT = 10_000
-"""The most draws, judge samples or calls in flight a flag may ask for (a guard against a costly typo)."""
 
 
 @dataclass(frozen=True)
@@ -46,10 +42,10 @@ class RunRequest:
     suite: Path
     skill: Path | None = None
     out: Path | None = None
-    provider: str = "anthropic"
-    surface: str | None = None
+    provider: Provider = DEFAULTS.provider
+    surface: Surface | None = None
     model: str | None = None
-    judge_provider: str | None = None
+    judge_provider: Provider | None = None
     judge_model: str | None = None
     base_url: str | None = None
     judge_base_url: str | None = None
@@ -58,8 +54,8 @@ class RunRequest:
     judge_samples: int | None = None
     concurrency: int | None = None
     timeout_s: float | None = None
-    max_retries: int = DEFAULT_MAX_RETRIES
-    max_consecutive_failures: int = DEFAULT_MAX_CONSECUTIVE_FAILURES
+    max_retries: int = DEFAULTS.max_retries
+    max_consecutive_failures: int = DEFAULTS.max_consecutive_failures
     script: Path | None = None
     reference: Path | Receipt | None = None
     """The receipt this run will be diffed against (its with-skill arms): a file, or a receipt already read."""
@@ -69,8 +65,8 @@ class RunRequest:
     resume: bool = False
     keep_transcripts: bool = False
     price_table: Path | None = None
-    capture: str = "text"
-    delivery: str = "system_prompt"
+    capture: Capture = DEFAULTS.capture
+    delivery: Delivery = DEFAULTS.delivery
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -119,8 +115,8 @@ def _now() -> str:
 
 
 def _count(name: str, value: int, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_COUNT:
-        raise InputError(f"--{name} must be a whole number from {low} to {MAX_COUNT}, got {value}")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= LIMITS.count:
+        raise InputError(f"--{name} must be a whole number from {low} to {LIMITS.count}, got {value}")
     return value
 
 
@@ -139,12 +135,12 @@ def resolve_counts(request: RunRequest) -> Counts:
         if request.as_reference:
             raise InputError("--quick is a smoke run, which can never be a reference: drop --quick or --as-reference")
         return Counts(QUICK["draws"], QUICK["draws"], QUICK["judge_samples"], QUICK["concurrency"], "quick")
-    draws = _count("draws", given["draws"] if given["draws"] is not None else DEFAULTS["draws"])
+    draws = _count("draws", given["draws"] if given["draws"] is not None else DEFAULTS.draws)
     samples = _count(
-        "judge-samples", given["judge_samples"] if given["judge_samples"] is not None else DEFAULTS["judge_samples"]
+        "judge-samples", given["judge_samples"] if given["judge_samples"] is not None else DEFAULTS.judge_samples
     )
     concurrency = _count(
-        "concurrency", given["concurrency"] if given["concurrency"] is not None else DEFAULTS["concurrency"]
+        "concurrency", given["concurrency"] if given["concurrency"] is not None else DEFAULTS.concurrency
     )
     given_max = None if request.max_draws is None else _count("max-draws", request.max_draws)
     if given_max is not None and given_max < draws:
@@ -157,48 +153,47 @@ def _skill(request: RunRequest, suite: Suite) -> tuple[Path, str]:
     return read_skill(request.skill, suite)
 
 
-def surface_of(request: RunRequest) -> str:
+def surface_of(request: RunRequest) -> Surface:
     """The surface asked for: as given, else ``none`` for the stub (which has no other) and ``api`` otherwise."""
     if request.surface is not None:
-        return request.surface
-    return "none" if request.provider == "stub" else "api"
+        return Surface(request.surface)
+    return Surface.NONE if request.provider == Provider.STUB else DEFAULTS.surface
 
 
 def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
     """The answering lane, the judge lane and the requested judge model, all built by the lane registry."""
-    from driftproof.lanes.registry import make_lane
+    from driftproof.lanes.registry import check_choice, make_lane
     from driftproof.lanes.stub import check_script, load_script
 
     script = load_script(request.script) if request.script else None
     if script is not None and request.script is not None:
         check_script(script, load_suite(request.suite), request.script)
-    if request.script and request.provider != "stub":
+    if request.script and request.provider != Provider.STUB:
         raise InputError("--script drives the stub lane only: add --provider stub")
     judge_provider = judge_provider_for(request.provider, request.judge_provider)
     surface = surface_of(request)
-    if request.delivery not in DELIVERIES:
-        raise InputError(f"unknown delivery {request.delivery!r}: expected one of {', '.join(DELIVERIES)}")
-    if request.delivery == "discover" and surface != "cli":
+    delivery = check_choice("delivery", request.delivery, Delivery)
+    if delivery == Delivery.DISCOVER and surface != Surface.CLI:
         raise InputError("--delivery discover installs the skill where an agent looks for it: add --surface cli")
     common: dict[str, Any] = {
         "timeout_s": request.timeout_s,
         "max_retries": request.max_retries,
         "environ": request.environ,
     }
-    extra: dict[str, Any] = {"script": script} if request.provider == "stub" else {}
-    if surface == "cli":
+    extra: dict[str, Any] = {"script": script} if request.provider == Provider.STUB else {}
+    if surface == Surface.CLI:
         extra["delivery"] = request.delivery
     lane = make_lane(
         request.provider, surface, request.model, base_url=request.base_url, capture=request.capture, **common, **extra
     )
-    if judge_provider == "stub":
-        judge = make_lane("stub", "none", None, base_url=request.judge_base_url, script=script, **common)
+    if judge_provider == Provider.STUB:
+        judge = make_lane(Provider.STUB, Surface.NONE, None, base_url=request.judge_base_url, script=script, **common)
         return lane, judge, request.judge_model or "stub-judge"
-    judge_model = request.judge_model or (DEFAULT_JUDGE_MODEL if judge_provider == "anthropic" else None)
+    judge_model = request.judge_model or (DEFAULTS.judge_model if judge_provider == DEFAULTS.judge_provider else None)
     if judge_model is None:
         lane.close()
         raise InputError(f"--judge-model is required with --judge-provider {judge_provider}")
-    judge = make_lane(judge_provider, "api", judge_model, base_url=request.judge_base_url, **common)
+    judge = make_lane(judge_provider, Surface.API, judge_model, base_url=request.judge_base_url, **common)
     return lane, judge, judge_model
 
 
@@ -322,7 +317,7 @@ def run_suite(
         started_at=started,
         finished_at=_now(),
         timeout_s=options_timeout(request, lane),
-        max_retries=request.max_retries if lane.surface == "api" else None,  # a CLI retries its own calls
+        max_retries=request.max_retries if lane.surface == Surface.API else None,  # a CLI retries its own calls
         price=price,
         transcripts=archive[1] if archive else None,
         delivery=request.delivery,
@@ -337,7 +332,7 @@ def run_suite(
 
 def options_timeout(request: RunRequest, lane: Lane) -> float | None:
     """The per-attempt timeout the lane applied, as the receipt records it (the stub has none)."""
-    if lane.provider == "stub":
+    if lane.provider == Provider.STUB:
         return None
     return lane.timeout_s() if request.timeout_s is None else request.timeout_s
 

@@ -19,9 +19,10 @@ from typing import Any
 
 from driftproof.answers import Finished, answer_record, judge_sample, judged_answer, lost_answer
 from driftproof.core.compare import ArmEvidence
+from driftproof.core.defaults import DEFAULTS
 from driftproof.core.rounds import CaseDraws, arm_draws, next_draws
 from driftproof.core.stopping import StoppingRule
-from driftproof.core.words import ArmName
+from driftproof.core.words import ArmName, Capture
 from driftproof.errors import RunInterrupted, RunStopped
 from driftproof.journal import (
     AnswerRecord,
@@ -43,9 +44,8 @@ from driftproof.suite import Suite, SuiteCase
 ARMS = tuple(arm.value for arm in ArmName)  # ("with_skill", "baseline")
 NOT_STARTED = Generation(text="", error="not started: the run is stopping")
 """What a worker returns for a call it did not start because the run is stopping (never counted)."""
-DEFAULT_MAX_CONSECUTIVE_FAILURES = 10
 
-__all__ = ["ARMS", "DEFAULT_MAX_CONSECUTIVE_FAILURES", "RunInterrupted", "RunOptions", "Runner", "Tally"]
+__all__ = ["ARMS", "RunInterrupted", "RunOptions", "Runner", "Tally"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +54,13 @@ class RunOptions:
 
     judge_model: str | None
     model: str | None = None
-    judge_samples: int = 5
+    judge_samples: int = DEFAULTS.judge_samples
     rule: StoppingRule = field(default_factory=StoppingRule)
-    concurrency: int = 8
+    concurrency: int = DEFAULTS.concurrency
     max_tokens: int = 2048
     judge_max_tokens: int = 1024
-    capture: str = "text"
-    max_consecutive_failures: int = DEFAULT_MAX_CONSECUTIVE_FAILURES
+    capture: Capture = DEFAULTS.capture
+    max_consecutive_failures: int = DEFAULTS.max_consecutive_failures
     """Calls that may fail in a row (after their retries) before the run stops; 0 never stops."""
     reference: Mapping[str, ArmEvidence] | None = None
     """By case id, the reference receipt's with-skill arm the stopping rule settles this run against."""

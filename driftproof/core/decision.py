@@ -17,20 +17,21 @@ from dataclasses import dataclass
 from driftproof.core.compare import Comparison
 from driftproof.core.diff import DiffCase, DiffResult
 from driftproof.core.reading import ReceiptReading
-from driftproof.core.words import NO_DRAW_COUNT, SPREAD_UNKNOWN, CaseVerdict, Status
+from driftproof.core.words import NO_DRAW_COUNT, SPREAD_UNKNOWN, CaseVerdict, FailOn, Status
 
 #: The ``fail-on`` values and the statuses each one fails on.
-FAILING: Mapping[str, frozenset[Status]] = {
-    "regressed": frozenset({Status.REGRESSED}),
-    "underpowered": frozenset({Status.REGRESSED, Status.UNDERPOWERED}),
-    "never": frozenset(),
+FAILING: Mapping[FailOn, frozenset[Status]] = {
+    FailOn.REGRESSED: frozenset({Status.REGRESSED}),
+    FailOn.UNDERPOWERED: frozenset({Status.REGRESSED, Status.UNDERPOWERED}),
+    FailOn.NEVER: frozenset(),
 }
 
 
-def gate_fails(status: str, fail_on: str) -> bool:
+def gate_fails(status: Status, fail_on: FailOn) -> bool:
     """Whether a gate set to ``fail_on`` fails on ``status``.
 
-    >>> gate_fails("regressed", "regressed"), gate_fails("underpowered", "regressed"), gate_fails("regressed", "never")
+    >>> R, U, N = FailOn
+    >>> gate_fails(Status.REGRESSED, R), gate_fails(Status.UNDERPOWERED, R), gate_fails(Status.REGRESSED, N)
     (True, False, False)
     """
     return status in FAILING[fail_on]
@@ -119,11 +120,11 @@ class Decision:
             "draws-needed": self.draws_needed,
         }
 
-    def exit_code(self, fail_on: str) -> int:
+    def exit_code(self, fail_on: FailOn) -> int:
         """1 when ``fail_on`` says this decision fails the step, else 0; never without a baseline.
 
         >>> d = Decision(Status.UNDERPOWERED, True, 0, 0, 0.1, 0.25, "9")
-        >>> d.exit_code("regressed"), d.exit_code("underpowered"), d.exit_code("never")
+        >>> d.exit_code(FailOn.REGRESSED), d.exit_code(FailOn.UNDERPOWERED), d.exit_code(FailOn.NEVER)
         (0, 1, 0)
         """
         return 1 if self.compared and gate_fails(self.status, fail_on) else 0

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
-from driftproof.core.words import BandSource, DrawStatus, Verification
+from driftproof.core.words import BandSource, Capture, Delivery, DrawStatus, Surface, Verification
 
 #: The one schema version Driftproof writes. Readers accept every version in ``schemas/``.
 SCHEMA_VERSION = "0.15"
@@ -174,7 +174,7 @@ class Lane(_Model):
     """Provider x surface, and the models requested and reported."""
 
     provider: str = Field(description="anthropic, openai, stub, or the source tool of an import.")
-    surface: Literal["api", "cli", "none"] = Field(description="api, cli, or none (stub, import).")
+    surface: Surface = Field(description="api, cli, or none (stub, import).")
     model_requested: str | None = Field(None, description="The model asked for.")
     models_reported: list[str] = Field(default_factory=list, description="Unique, sorted reported ids.")
     base_url: str | None = Field(None, description="Endpoint base URL when not the vendor default.")
@@ -197,7 +197,7 @@ class RunSettings(_Model):
     concurrency: Count | None = None
     timeout_s: float | None = None
     max_retries: Count | None = None
-    delivery: Literal["system_prompt", "discover"] | None = None
+    delivery: Delivery | None = None
     max_consecutive_failures: Count | None = Field(
         None, description="Failed calls in a row after which the run stops with an error."
     )
@@ -216,7 +216,7 @@ class Run(_Model):
 
     lane: Lane
     harness: Harness | None = Field(None, description="CLI surface only.")
-    capture: Literal["text", "files"] | None = Field(None, description="Which answer was graded.")
+    capture: Capture | None = Field(None, description="Which answer was graded.")
     preset: str | None = Field(None, description="quick for a smoke run; a preset receipt is never TESTED.")
     settings: RunSettings = Field(default_factory=RunSettings)
     sampling: dict[str, Any] = Field(default_factory=dict, description="Sampling settings actually sent.")
@@ -252,7 +252,7 @@ class Judge(_Model):
     """The one fixed judge."""
 
     provider: str
-    surface: Literal["api", "cli", "none"]
+    surface: Surface
     model_requested: str | None = None
     models_reported: list[str] = Field(default_factory=list, description="Unique, sorted.")
     sampling: dict[str, Any] = Field(default_factory=dict, description="As sent.")

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from driftproof.core.bands import band, draws_needed, meets_floor, resolution, separated
 from driftproof.core.between import CALL_MIN_DRAWS
+from driftproof.core.defaults import DEFAULTS
 from driftproof.core.words import EFFECT_FLOOR, TOLERANCE
 
 RULE_NAME = "settle-v2"
@@ -56,8 +57,8 @@ class StoppingRule:
     """
 
     id: str = RULE_NAME
-    min_draws: int = 3
-    max_draws: int = 10
+    min_draws: int = DEFAULTS.draws
+    max_draws: int = DEFAULTS.max_draws
     step: int = 1
     alpha_separate: float = 0.05
     alpha_overlap: float = 0.1

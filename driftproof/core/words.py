@@ -74,6 +74,55 @@ class Outcome(StrEnum):
     BORDERLINE = "borderline"
 
 
+class Provider(StrEnum):
+    """Who serves a model: the lane's provider, and the judge's (``--provider``, ``--judge-provider``)."""
+
+    ANTHROPIC = "anthropic"
+    OPENAI = "openai"
+    STUB = "stub"
+    """The offline lane: scripted or seeded answers and scores, no endpoint."""
+
+
+class Surface(StrEnum):
+    """How a lane reaches its model (``--surface``)."""
+
+    API = "api"
+    """The provider's HTTP API through its SDK."""
+    CLI = "cli"
+    """An agent CLI run as a subprocess (``claude -p``, ``codex exec``)."""
+    NONE = "none"
+    """No endpoint: the stub lane, or an imported receipt."""
+
+
+class Capture(StrEnum):
+    """Which answer is graded (``--capture``)."""
+
+    TEXT = "text"
+    """The agent's final text."""
+    FILES = "files"
+    """The files the agent wrote in its working directory (CLI surface only)."""
+
+
+class Delivery(StrEnum):
+    """How the skill reaches the agent in the with-skill arm (``--delivery``)."""
+
+    SYSTEM_PROMPT = "system_prompt"
+    """The skill's text in the system prompt."""
+    DISCOVER = "discover"
+    """Installed where the agent discovers skills, for it to load (CLI surface only)."""
+
+
+class FailOn(StrEnum):
+    """When a gate fails: ``diff --fail-on`` and the Action's ``fail-on`` input."""
+
+    REGRESSED = "regressed"
+    """A case separated downward against the receipt compared with."""
+    UNDERPOWERED = "underpowered"
+    """As ``regressed``, and also when the comparison could not conclude for lack of draws."""
+    NEVER = "never"
+    """Report only; exit 0 whatever the verdict."""
+
+
 # The exact sentences (seed 000, DESIGN.md). Users grep for them.
 NOT_ENOUGH_DRAWS = "Not enough draws to conclude at this effect floor."
 MORE_CASES = "More cases, not more draws, are needed to conclude at this effect floor."

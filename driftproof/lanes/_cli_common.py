@@ -15,13 +15,15 @@ import os
 import re
 import weakref
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from driftproof.capture import Capture, assess_draw, capture_files
+from driftproof.capture import DirectoryCapture, assess_draw, capture_files
+from driftproof.core.defaults import DEFAULTS
 from driftproof.core.models import CapturedFileRecord, Harness
+from driftproof.core.words import Capture, Delivery, Surface
 from driftproof.credentials import hold, redact
 from driftproof.errors import InputError, LaneError
 from driftproof.lanes._api_common import env_value, one_line
@@ -38,9 +40,8 @@ from driftproof.lanes._cli_process import (
     stderr_tail,
 )
 from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest, Lane, RetryPolicy
+from driftproof.lanes.registry import check_choice
 
-CAPTURES = ("text", "files")
-DELIVERIES = ("system_prompt", "discover")
 DEFAULT_SKILL_NAME = "skill-under-test"
 
 
@@ -93,7 +94,7 @@ def assess(gen: Generation, work: Path | None) -> Generation:
     file list and texts), or a lost draw with its reason (no answer, a pointer at a file the grader is not
     shown, a report of work instead of the work).
     """
-    capture: Capture | None = capture_files(work) if work is not None else None
+    capture: DirectoryCapture | None = capture_files(work) if work is not None else None
     assessment = assess_draw(gen.text, capture)
     records = (
         tuple(
@@ -127,12 +128,6 @@ def json_lines(stdout: str) -> list[dict[str, Any]]:
     return out
 
 
-def check_choice(name: str, value: str, choices: Sequence[str]) -> None:
-    """Refuse a ``capture`` or ``delivery`` the lanes do not know, naming the ones they do."""
-    if value not in choices:
-        raise InputError(f"unknown {name} {value!r}: expected one of {', '.join(choices)}")
-
-
 class CliLane(Lane):
     """A command-line surface: one isolated CLI process per draw. Subclasses give the command line and read it.
 
@@ -143,7 +138,7 @@ class CliLane(Lane):
     of the lane (`draws_root`), removed by `close` (or when the lane is collected).
     """
 
-    surface: Literal["api", "cli", "none"] = "cli"
+    surface: Surface = Surface.CLI
     command: str
     """The executable's name, e.g. ``claude``."""
     harness_name: str
@@ -161,16 +156,16 @@ class CliLane(Lane):
         self,
         model: str | None,
         *,
-        capture: str = "text",
-        delivery: str = "system_prompt",
+        capture: Capture = DEFAULTS.capture,
+        delivery: Delivery = DEFAULTS.delivery,
         timeout_s: float | None = None,
         environ: Mapping[str, str] | None = None,
         binary: str | None = None,
         base_url: str | None = None,
         policy: RetryPolicy | None = None,
     ) -> None:
-        check_choice("capture", capture, CAPTURES)
-        check_choice("delivery", delivery, DELIVERIES)
+        capture = check_choice("capture", capture, Capture)
+        delivery = check_choice("delivery", delivery, Delivery)
         timeout_s = self.DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
         if timeout_s <= 0:
             raise InputError(f"timeout must be a positive number of seconds, got {timeout_s:g}")
@@ -228,7 +223,7 @@ class CliLane(Lane):
         model = request.model or self._model
         with draw_dirs(self.command, self._draws) as dirs:
             skill = None
-            if request.system and self._delivery == "discover":
+            if request.system and self._delivery == Delivery.DISCOVER:
                 skill = install_skill(self._skills_root(dirs), request.system)
             argv = self._argv(request, dirs, model)
             result = self._processes.run(argv, cwd=dirs.work, env=self._env(dirs), timeout_s=self._timeout_s)
@@ -242,7 +237,7 @@ class CliLane(Lane):
                 gen = Generation(text="", error=reason, timed_out=True, failure=failure, extra=tail)
             else:
                 gen = self._read(result, request, dirs, model, skill)
-            gen = assess(gen, dirs.work if self._capture == "files" else None)
+            gen = assess(gen, dirs.work if self._capture == Capture.FILES else None)
         return gen
 
     def harness(self) -> Harness:

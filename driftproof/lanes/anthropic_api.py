@@ -9,9 +9,10 @@ and retries every attempt, honouring ``retry-after`` from the error response. Th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from driftproof.core.models import Usage
+from driftproof.core.words import Provider, Surface
 from driftproof.credentials import API_CREDENTIALS, hold, redact
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import (
@@ -38,7 +39,7 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 SPEND_LIMIT_CODES = frozenset({"enforced_spend_limit_reached", "contract_spend_limit_reached"})
 """``error.details.error_code`` values of a 429 that waiting does not cure."""
-KEY_VARIABLES = API_CREDENTIALS["anthropic"]
+KEY_VARIABLES = API_CREDENTIALS[Provider.ANTHROPIC]
 DEFAULT_POLICY = RetryPolicy()
 
 
@@ -52,8 +53,8 @@ class AnthropicApiLane(Lane):
     reports the limits actually sent. Raises `LaneError` when the SDK is missing or no key is set.
     """
 
-    provider = "anthropic"
-    surface: Literal["api", "cli", "none"] = "api"
+    provider = Provider.ANTHROPIC
+    surface: Surface = Surface.API
 
     def __init__(
         self,

@@ -19,7 +19,9 @@ from enum import StrEnum
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from driftproof.core.defaults import DEFAULTS
 from driftproof.core.models import CapturedFileRecord, Harness, SideCall, Usage
+from driftproof.core.words import Provider, Surface
 
 Purpose = Literal["answer", "judge"]
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
@@ -137,8 +139,8 @@ class Generation:
 class Lane(ABC):
     """A provider x surface that answers requests."""
 
-    provider: str
-    surface: Literal["api", "cli", "none"]
+    provider: Provider
+    surface: Surface
 
     @abstractmethod
     def generate(self, request: GenerationRequest) -> Generation:
@@ -180,7 +182,7 @@ class Lane(ABC):
 class RetryPolicy:
     """Retries with exponential backoff that honour ``retry-after`` (429, 529, 5xx, timeouts)."""
 
-    max_retries: int = 4
+    max_retries: int = DEFAULTS.max_retries
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     max_retry_after_s: float = 120.0

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from driftproof.core.models import SideCall, Usage
-from driftproof.credentials import PROVIDER_CREDENTIALS
+from driftproof.core.words import Capture, Delivery, Provider, Surface
+from driftproof.credentials import credential_names
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import one_line
 from driftproof.lanes._cli_common import CliLane, json_lines, slug, tokens_estimate
@@ -60,12 +61,12 @@ def same_model(served: str, resolved: str) -> bool:
 class ClaudeCliLane(CliLane):
     """Answers through Claude Code in headless mode (``claude -p``), one isolated process per draw."""
 
-    provider = "anthropic"
+    provider = Provider.ANTHROPIC
     command = "claude"
     harness_name = "claude-code"
     install = "npm install -g @anthropic-ai/claude-code"
     version_pattern = r"^(\S+) \(Claude Code\)\s*$"
-    credentials = PROVIDER_CREDENTIALS["anthropic"]
+    credentials = credential_names(Provider.ANTHROPIC, Surface.CLI)
     base_url_variable = "ANTHROPIC_BASE_URL"
     DEFAULT_TIMEOUT_S = 600.0
     """Claude Code retries a failed API call (529, 5xx, 429) itself, up to 10 times with a backoff that doubles
@@ -79,18 +80,18 @@ class ClaudeCliLane(CliLane):
     # -- the command line -------------------------------------------------------------------------------
     def tools(self) -> list[str]:
         """The ``--tools`` allow list of this lane's capture mode and delivery."""
-        extra = FILE_TOOLS if self._capture == "files" else ()
-        return [*READ_TOOLS, *extra, *((SKILL_TOOL,) if self._delivery == "discover" else ())]
+        extra = FILE_TOOLS if self._capture == Capture.FILES else ()
+        return [*READ_TOOLS, *extra, *((SKILL_TOOL,) if self._delivery == Delivery.DISCOVER else ())]
 
     def allowed_tools(self) -> list[str]:
         """``--allowedTools``: the tools that run without asking (file tools go by ``acceptEdits`` instead)."""
-        return [*READ_TOOLS, *((SKILL_TOOL,) if self._delivery == "discover" else ())]
+        return [*READ_TOOLS, *((SKILL_TOOL,) if self._delivery == Delivery.DISCOVER else ())]
 
     def _permission_mode(self) -> str | None:
-        return "acceptEdits" if self._capture == "files" else None
+        return "acceptEdits" if self._capture == Capture.FILES else None
 
     def _setting_sources(self) -> str:
-        return "user" if self._delivery == "discover" else ""
+        return "user" if self._delivery == Delivery.DISCOVER else ""
 
     def _extra_env(self, dirs: DrawDirs) -> dict[str, str]:
         env = {"CLAUDE_CONFIG_DIR": str(self._skills_root(dirs).parent), **QUIET}
@@ -112,7 +113,7 @@ class ClaudeCliLane(CliLane):
         argv += ["--no-session-persistence"]
         if self._max_turns is not None:
             argv += ["--max-turns", str(self._max_turns)]
-        if request.system and self._delivery == "system_prompt":
+        if request.system and self._delivery == Delivery.SYSTEM_PROMPT:
             argv += ["--append-system-prompt", request.system]
         return [*argv, "--", request.prompt]
 
@@ -131,7 +132,9 @@ class ClaudeCliLane(CliLane):
             "max_turns": self._max_turns,
             "capture": self._capture,
             "delivery": self._delivery,
-            "skill_via": "--append-system-prompt" if self._delivery == "system_prompt" else "CLAUDE_CONFIG_DIR/skills",
+            "skill_via": "--append-system-prompt"
+            if self._delivery == Delivery.SYSTEM_PROMPT
+            else "CLAUDE_CONFIG_DIR/skills",
         }
 
     # -- reading what it printed ------------------------------------------------------------------------

@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from driftproof.core.models import Usage
+from driftproof.core.words import Capture, Delivery, Provider, Surface
+from driftproof.credentials import credential_names
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import one_line
 from driftproof.lanes._cli_common import CliLane, json_lines, tokens_estimate
@@ -112,12 +114,12 @@ def toml_string(text: str) -> str:
 class CodexCliLane(CliLane):
     """Answers through Codex non-interactively (``codex exec --json``), one isolated process per draw."""
 
-    provider = "openai"
+    provider = Provider.OPENAI
     command = "codex"
     harness_name = "codex"
     install = "npm install -g @openai/codex"
     version_pattern = r"^codex-cli (\S+)\s*$"
-    credentials = ("CODEX_API_KEY", "OPENAI_API_KEY")  # PROVIDER_CREDENTIALS["openai"], CODEX_API_KEY first
+    credentials = credential_names(Provider.OPENAI, Surface.CLI)  # CODEX_API_KEY first
     base_url_variable = "OPENAI_BASE_URL"
     stderr_noise = ("WARNING: proceeding, even though we could not", "Reading additional input from stdin")
     DEFAULT_TIMEOUT_S = 600.0
@@ -133,7 +135,7 @@ class CodexCliLane(CliLane):
         """Read Codex's own feature list once; ``text`` capture turns off the ones that write or run code."""
         result = self._processes.run([self._binary, "features", "list"], cwd=dirs.work, env=env, timeout_s=60.0)
         self._features = parse_features(result.stdout)
-        if self._capture == "text" and (result.returncode != 0 or not self._features):
+        if self._capture == Capture.TEXT and (result.returncode != 0 or not self._features):
             raise LaneError(
                 f"`codex features list` gave no feature list ({self._exit_reason(result)}): the text capture "
                 "cannot turn off the features that write files or run code, so the lane does not start"
@@ -141,10 +143,10 @@ class CodexCliLane(CliLane):
 
     def disabled_features(self) -> list[str]:
         """What ``--disable`` turns off in this lane's capture mode (none in ``files`` capture)."""
-        return code_features(self._features) if self._capture == "text" else []
+        return code_features(self._features) if self._capture == Capture.TEXT else []
 
     def _sandbox(self) -> str:
-        return "workspace-write" if self._capture == "files" else "read-only"
+        return "workspace-write" if self._capture == Capture.FILES else "read-only"
 
     # -- the command line -------------------------------------------------------------------------------
     def _extra_env(self, dirs: DrawDirs) -> dict[str, str]:
@@ -161,14 +163,14 @@ class CodexCliLane(CliLane):
     def _argv(self, request: GenerationRequest, dirs: DrawDirs, model: str | None) -> list[str]:
         argv = [self._binary, "exec", "--json", "--skip-git-repo-check", "--ignore-user-config", "--ignore-rules"]
         argv += ["-C", str(dirs.work), "-s", self._sandbox()]
-        if self._capture == "files":  # /tmp and $TMPDIR are writable by default: keep the draw in its own folders
+        if self._capture == Capture.FILES:  # /tmp and $TMPDIR are writable by default: keep the draw in its own folders
             argv += ["-c", "sandbox_workspace_write.exclude_slash_tmp=true"]
             argv += ["-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true"]
             argv += ["-c", f"sandbox_workspace_write.writable_roots=[{toml_string(str(dirs.tmp))}]"]
         if model:
             argv += ["-m", model]
         argv += ["-c", 'approval_policy="never"', "-c", "mcp_servers={}"]
-        if request.system and self._delivery == "system_prompt":
+        if request.system and self._delivery == Delivery.SYSTEM_PROMPT:
             argv += ["-c", f"developer_instructions={toml_string(request.system)}"]
         if self._base_url:
             provider = f"model_providers.{PROVIDER_ID}"
@@ -193,7 +195,7 @@ class CodexCliLane(CliLane):
             "provider": PROVIDER_ID if self._base_url else "default",
             "capture": self._capture,
             "delivery": self._delivery,
-            "skill_via": "developer_instructions" if self._delivery == "system_prompt" else "CODEX_HOME/skills",
+            "skill_via": "developer_instructions" if self._delivery == Delivery.SYSTEM_PROMPT else "CODEX_HOME/skills",
         }
 
     # -- reading what it printed ------------------------------------------------------------------------

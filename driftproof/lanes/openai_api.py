@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from driftproof.core.models import Usage
-from driftproof.credentials import hold, redact
+from driftproof.core.words import Provider, Surface
+from driftproof.credentials import API_CREDENTIALS, hold, redact
 from driftproof.errors import LaneError
 from driftproof.lanes._api_common import (
     SentMaxTokens,
@@ -58,8 +59,8 @@ class OpenAIApiLane(Lane):
     and `sampling` reports the limits actually sent.
     """
 
-    provider = "openai"
-    surface: Literal["api", "cli", "none"] = "api"
+    provider = Provider.OPENAI
+    surface: Surface = Surface.API
 
     def __init__(
         self,
@@ -137,7 +138,7 @@ class OpenAIApiLane(Lane):
 
     def credential_names(self) -> tuple[str, ...]:
         """``OPENAI_API_KEY``."""
-        return ("OPENAI_API_KEY",)
+        return API_CREDENTIALS[Provider.OPENAI]
 
     def close(self) -> None:
         """Close the SDK's HTTP client."""

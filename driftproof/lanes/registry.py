@@ -21,26 +21,37 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Mapping
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar
 
+from driftproof.core.defaults import DEFAULTS, LIMITS
+from driftproof.core.words import Capture, Provider, Surface
 from driftproof.errors import InputError, LaneError
 from driftproof.lanes.base import Lane, RetryPolicy
 
-PROVIDERS = ("anthropic", "openai", "stub")
-SURFACES = ("api", "cli", "none")
-STUB_SURFACES = ("none",)
-CAPTURES = ("text", "files")
 CLI_LANES = {
-    "anthropic": ("driftproof.lanes.claude_cli", "ClaudeCliLane"),
-    "openai": ("driftproof.lanes.codex_cli", "CodexCliLane"),
+    Provider.ANTHROPIC: ("driftproof.lanes.claude_cli", "ClaudeCliLane"),
+    Provider.OPENAI: ("driftproof.lanes.codex_cli", "CodexCliLane"),
 }
 """Imported by name only when asked for: each CLI lane lives in its own module."""
-DEFAULT_TIMEOUT_S = 120.0
-"""Seconds per attempt on an API lane when no timeout is given; a CLI lane has its own (``DEFAULT_TIMEOUT_S`` on
-its class), long enough for the CLI's own retries."""
-DEFAULT_MAX_RETRIES = RetryPolicy().max_retries
-MAX_TIMEOUT_S = 86_400.0
-MAX_RETRIES_LIMIT = 100
+
+
+Word = TypeVar("Word", bound=StrEnum)
+
+
+def check_choice(name: str, value: str, words: type[Word]) -> Word:
+    """``value`` as one of ``words``, or an `InputError` naming the ones there are.
+
+    >>> str(check_choice("capture", "files", Capture))
+    'files'
+    >>> check_choice("capture", "email", Capture)
+    Traceback (most recent call last):
+    ...
+    driftproof.errors.InputError: unknown capture 'email': expected one of text, files
+    """
+    if value not in tuple(words):
+        raise InputError(f"unknown {name} {value!r}: expected one of {', '.join(words)}")
+    return words(value)
 
 
 def check_timeout(timeout_s: object) -> float:
@@ -55,9 +66,9 @@ def check_timeout(timeout_s: object) -> float:
     """
     ok = isinstance(timeout_s, (int, float)) and not isinstance(timeout_s, bool)
     value = float(timeout_s) if ok else math.nan  # type: ignore[arg-type]
-    if not (math.isfinite(value) and 0.0 < value <= MAX_TIMEOUT_S):
+    if not (math.isfinite(value) and 0.0 < value <= LIMITS.timeout_s):
         raise InputError(
-            f"--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}, got {timeout_s}"
+            f"--timeout must be a number of seconds above 0 and at most {LIMITS.timeout_s:g}, got {timeout_s}"
         )
     return value
 
@@ -68,8 +79,8 @@ def check_retries(max_retries: object) -> int:
     >>> check_retries(0), check_retries(4)
     (0, 4)
     """
-    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or not 0 <= max_retries <= MAX_RETRIES_LIMIT:
-        raise InputError(f"--max-retries must be a whole number from 0 to {MAX_RETRIES_LIMIT}, got {max_retries}")
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or not 0 <= max_retries <= LIMITS.retries:
+        raise InputError(f"--max-retries must be a whole number from 0 to {LIMITS.retries}, got {max_retries}")
     return max_retries
 
 
@@ -80,7 +91,7 @@ def make_lane(
     *,
     base_url: str | None = None,
     timeout_s: float | None = None,
-    max_retries: int = DEFAULT_MAX_RETRIES,
+    max_retries: int = DEFAULTS.max_retries,
     environ: Mapping[str, str] | None = None,
     **kwargs: Any,
 ) -> Lane:
@@ -95,20 +106,18 @@ def make_lane(
     Raises `InputError` for an unknown provider, surface or combination, `LaneError` when the lane cannot
     run (SDK or CLI missing, no key).
     """
-    if provider not in PROVIDERS:
-        raise InputError(f"unknown provider {provider!r}: expected one of {', '.join(PROVIDERS)}")
-    if surface not in SURFACES:
-        raise InputError(f"unknown surface {surface!r}: expected one of {', '.join(SURFACES)}")
+    provider = check_choice("provider", provider, Provider)
+    surface = check_choice("surface", surface, Surface)
     capture = kwargs.pop("capture", None)
-    if capture is not None and capture not in CAPTURES:
-        raise InputError(f"unknown capture {capture!r}: expected one of {', '.join(CAPTURES)}")
+    if capture is not None:
+        capture = check_choice("capture", capture, Capture)
     policy = RetryPolicy(max_retries=check_retries(max_retries))
     timeout = None if timeout_s is None else check_timeout(timeout_s)
 
-    if provider == "stub":
-        if surface not in STUB_SURFACES:
-            raise InputError(f"the stub lane has no {surface!r} surface: it calls no endpoint; drop --surface")
-        if capture == "files":
+    if provider == Provider.STUB:
+        if surface != Surface.NONE:
+            raise InputError(f"the stub lane has no '{surface}' surface: it calls no endpoint; drop --surface")
+        if capture == Capture.FILES:
             raise InputError("the stub lane cannot run 'files' capture: it writes no files; drop --capture files")
         if base_url is not None:
             raise InputError("the stub lane calls no endpoint, so it cannot use a base URL: drop --base-url")
@@ -116,19 +125,19 @@ def make_lane(
 
         return StubLane(kwargs.pop("script", None), model=model, **kwargs)
 
-    if surface == "none":
-        raise InputError(f"provider {provider!r} needs surface 'api' or 'cli', got 'none'")
+    if surface == Surface.NONE:
+        raise InputError(f"provider '{provider}' needs surface 'api' or 'cli', got 'none'")
 
-    if surface == "api":
-        if capture == "files":
+    if surface == Surface.API:
+        if capture == Capture.FILES:
             raise InputError("capture 'files' needs the cli surface: an API lane returns text only")
         common: dict[str, Any] = {
             "base_url": base_url,
-            "timeout_s": DEFAULT_TIMEOUT_S if timeout is None else timeout,
+            "timeout_s": DEFAULTS.api_timeout_s if timeout is None else timeout,
             "policy": policy,
             "environ": environ,
         }
-        if provider == "anthropic":
+        if provider == Provider.ANTHROPIC:
             from driftproof.lanes.anthropic_api import AnthropicApiLane
 
             return AnthropicApiLane(model, **common, **kwargs)

@@ -30,9 +30,10 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from driftproof.bounded import INPUT, found, is_finite_number, load_data, read_capped
+from driftproof.core.words import Provider, Surface
 from driftproof.errors import InputError
 from driftproof.lanes.base import Generation, GenerationRequest, Lane
 from driftproof.suite import Suite
@@ -137,8 +138,8 @@ def _parse_entry(entry: Any, where: str) -> ScriptedDraw:
 class StubLane(Lane):
     """Deterministic answers and judge replies; makes no endpoint attempt."""
 
-    provider = "stub"
-    surface: Literal["api", "cli", "none"] = "none"
+    provider = Provider.STUB
+    surface: Surface = Surface.NONE
 
     def __init__(self, script: dict[str, Any] | None = None, *, model: str | None = None) -> None:
         self._script = script or {}

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from driftproof import action
-from driftproof.defaults import DEFAULT_JUDGE_MODEL, DEFAULT_JUDGE_PROVIDER
+from driftproof.core.defaults import DEFAULTS
 from driftproof.github import COMMENT_MARKER
 from driftproof.receipts import load_receipt, receipt_json
 from driftproof.run_suite import RunRequest
@@ -79,7 +79,9 @@ def github() -> Iterator[FakeGitHub]:
 
 
 #: The judge these runs use: a stored receipt graded by another judge is not like for like (no verdict).
-SAME_JUDGE = {"judge": {"provider": DEFAULT_JUDGE_PROVIDER, "surface": "api", "model_requested": DEFAULT_JUDGE_MODEL}}
+SAME_JUDGE = {
+    "judge": {"provider": str(DEFAULTS.judge_provider), "surface": "api", "model_requested": DEFAULTS.judge_model}
+}
 
 
 def stored(cases: Mapping[str, tuple[list[float], list[float]]] = STORED, **kwargs: object) -> bytes:

@@ -19,8 +19,8 @@ from driftproof.capture import (
     REASON_NO_ANSWER,
     REASON_ONLY_DESCRIBES_WORK,
     REASON_POINTS_AT_UNSEEN_FILE,
-    Capture,
     CapturedFile,
+    DirectoryCapture,
     DrawAssessment,
     assess_draw,
     capture_files,
@@ -30,7 +30,7 @@ from driftproof.capture import (
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
-def by_path(capture: Capture) -> dict[str, CapturedFile]:
+def by_path(capture: DirectoryCapture) -> dict[str, CapturedFile]:
     return {item.path: item for item in capture.files}
 
 
@@ -237,7 +237,7 @@ def test_an_unreadable_root_sets_directory_error(tmp_path: Path, monkeypatch: py
         raise PermissionError(errno.EACCES, "Permission denied")
 
     monkeypatch.setattr(capture_module, "_list_dir", list_dir)
-    assert capture_files(tmp_path) == Capture((), {}, "unreadable: permission denied")
+    assert capture_files(tmp_path) == DirectoryCapture((), {}, "unreadable: permission denied")
 
 
 def test_a_missing_root_sets_directory_error(tmp_path: Path) -> None:
@@ -268,7 +268,7 @@ def test_graded_answer_names_every_file_and_delimits_each_text(tmp_path: Path) -
 
 
 def test_graded_answer_with_no_files() -> None:
-    assert graded_answer("Use an index.", Capture()) == (
+    assert graded_answer("Use an index.", DirectoryCapture()) == (
         "Use an index.\n\n----- files left in the working directory: 0 -----\n(none)"
     )
 
@@ -287,7 +287,7 @@ def test_text_mode_still_applies_the_reply_check() -> None:
 
 
 def test_an_unreadable_directory_is_a_lost_draw() -> None:
-    assessed = assess_draw("Here it is: 42.", Capture(directory_error="unreadable: permission denied"))
+    assessed = assess_draw("Here it is: 42.", DirectoryCapture(directory_error="unreadable: permission denied"))
     assert assessed.lost and assessed.answer is None
     assert assessed.reason == "working directory could not be read: unreadable: permission denied"
 

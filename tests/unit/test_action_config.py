@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from driftproof.action_config import ActionConfig, FailOn
+from driftproof.action_config import ActionConfig
+from driftproof.core.words import FailOn
 from driftproof.errors import InputError
 
 TOKEN = "ghs_SECRETtoken1234567890"

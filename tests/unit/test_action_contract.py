@@ -105,3 +105,22 @@ def test_readme_shows_the_permissions_and_the_badge_line() -> None:
     assert "contents: read" in section and "pull-requests: write" in section
     assert "https://img.shields.io/endpoint?url=https%3A%2F%2Fraw.githubusercontent.com%2F" in section
     assert "docs/action.md" in section
+
+
+def test_action_yml_defaults_are_the_defaults_the_code_applies() -> None:
+    """Every non-empty ``default:`` in action.yml is what ``from_environ`` uses when the input is not set."""
+    inputs = action_yml()["inputs"]
+    given = {"INPUT_SUITE": "evals/suite.yaml", "GITHUB_TOKEN": "t"}
+    unset = ActionConfig.from_environ(given)
+    field_of = {name: name.replace("-", "_") for name in inputs}
+    checked = []
+    for name, spec in inputs.items():
+        default = str(spec.get("default", ""))
+        if not default or "${{" in default:
+            continue
+        value = ActionConfig.from_environ({**given, f"INPUT_{name.upper()}": default})
+        attribute = field_of[name]
+        assert getattr(value, attribute) == getattr(unset, attribute), name
+        checked.append(name)
+    # the inputs whose defaults the code writes once, in core.defaults.DEFAULTS
+    assert {"draws", "max-draws", "judge-samples", "concurrency", "max-retries", "fail-on", "provider"} <= set(checked)

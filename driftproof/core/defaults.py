@@ -1,0 +1,79 @@
+"""The defaults of a run and of a gate, written once: the CLI's flags and help, the Action's inputs, the lanes,
+the runner and the stopping rule all read `DEFAULTS`.
+
+>>> DEFAULTS.draws, DEFAULTS.max_draws, DEFAULTS.judge_samples, DEFAULTS.concurrency
+(3, 10, 5, 8)
+>>> str(DEFAULTS.judge_provider), DEFAULTS.judge_model
+('anthropic', 'claude-haiku-4-5')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from driftproof.core.words import Capture, Delivery, FailOn, Provider, Surface
+
+
+@dataclass(frozen=True, slots=True)
+class Defaults:
+    """What a run does when a flag or input is not given."""
+
+    provider: Provider = Provider.ANTHROPIC
+    surface: Surface = Surface.API
+    judge_provider: Provider = Provider.ANTHROPIC
+    """One fixed, cheap judge for every run (the stub judges a stub run)."""
+    judge_model: str = "claude-haiku-4-5"
+    draws: int = 3
+    """The fewest draws per arm per case; the stopping rule may draw more."""
+    max_draws: int = 10
+    """The most draws per arm per case the stopping rule may make."""
+    judge_samples: int = 5
+    """Judge samples per answer."""
+    concurrency: int = 8
+    """Calls in flight at once."""
+    api_timeout_s: float = 120.0
+    """Seconds one attempt may take on an API lane; a CLI lane has its own, longer default."""
+    max_retries: int = 4
+    """Retries per call after the first attempt (429, 529, 5xx, timeouts)."""
+    max_consecutive_failures: int = 10
+    """Calls that may fail in a row, after their retries, before the run stops; 0 never stops."""
+    capture: Capture = Capture.TEXT
+    delivery: Delivery = Delivery.SYSTEM_PROMPT
+    diff_fail_on: FailOn = FailOn.NEVER
+    """``driftproof diff`` reports and exits 0 unless asked to gate."""
+    action_fail_on: FailOn = FailOn.REGRESSED
+    """The Action gates the merge on a regression unless told otherwise."""
+    receipt_path: str = ".driftproof/receipt.json"
+    """Where the Action stores the default branch's receipt."""
+    badge_path: str = ".driftproof/badge.json"
+    """Where the Action writes the shields.io endpoint JSON."""
+
+
+DEFAULTS = Defaults()
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The most a flag or input may ask for: guards against a typo that would cost a fortune or never end."""
+
+    count: int = 10_000
+    """Draws, judge samples, calls in flight, failures in a row."""
+    retries: int = 100
+    """Retries per call."""
+    timeout_s: float = 86_400.0
+    """Seconds per attempt: a day."""
+
+
+LIMITS = Limits()
+
+
+def judge_provider_for(provider: str, judge_provider: str | None) -> Provider:
+    """The judge's provider: as given, else the stub for a stub run, else the one fixed judge's.
+
+    >>> [str(p) for p in (judge_provider_for("openai", None), judge_provider_for("stub", None),
+    ...                   judge_provider_for("stub", "openai"))]
+    ['anthropic', 'stub', 'openai']
+    """
+    if judge_provider:
+        return Provider(judge_provider)
+    return Provider.STUB if provider == Provider.STUB else DEFAULTS.judge_provider
