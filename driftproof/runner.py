@@ -45,7 +45,7 @@ NOT_STARTED = Generation(text="", error="not started: the run is stopping")
 """What a worker returns for a call it did not start because the run is stopping (never counted)."""
 DEFAULT_MAX_CONSECUTIVE_FAILURES = 10
 
-__all__ = ["ARMS", "DEFAULT_MAX_CONSECUTIVE_FAILURES", "RunInterrupted", "RunOptions", "Runner", "Tally"]
+__all__ = ["ARMS", "DEFAULT_MAX_CONSECUTIVE_FAILURES", "RunOptions", "Runner", "Tally"]
 
 
 @dataclass(frozen=True, slots=True)
