@@ -38,7 +38,7 @@ print(json.dumps({"import": t1 - t0, "load": t2 - t1, "diff": t3 - t2, "status":
 
 def build(seed: int) -> str:
     from driftproof.receipts import receipt_json
-    from tests.builders import arm, receipt
+    from tests.support.builders import arm, receipt
 
     rng = random.Random(seed)
 

@@ -31,7 +31,15 @@ from driftproof.core.diff import DiffResult, diff
 from driftproof.core.models import Receipt
 from driftproof.core.reading import ReceiptReading, read_receipt
 from driftproof.core.words import FailOn
-from driftproof.errors import DriftproofError, GitHubError, InputError, LaneError, OutputError, ReceiptError
+from driftproof.errors import (
+    DriftproofError,
+    GitHubError,
+    InputError,
+    LaneError,
+    OutputError,
+    ReceiptError,
+    WorkflowError,
+)
 from driftproof.github import (
     Event,
     GitHubClient,
@@ -94,14 +102,6 @@ _FIXES: tuple[tuple[type[BaseException], str], ...] = (
 _BUG = "This is a bug in Driftproof, not in your workflow: please report it with the message above."
 
 
-class _Fatal(DriftproofError):
-    """An error that carries its own fix."""
-
-    def __init__(self, message: str, fix: str) -> None:
-        super().__init__(message)
-        self.fix = fix
-
-
 @dataclass(frozen=True)
 class _Files:
     """Paths this run writes, relative to the workspace (what the outputs name)."""
@@ -136,7 +136,7 @@ def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.
     try:
         return _run(environ, http, stdout, secrets)
     except DriftproofError as exc:
-        fix = exc.fix if isinstance(exc, _Fatal) else next((f for t, f in _FIXES if isinstance(exc, t)), _BUG)
+        fix = exc.fix if isinstance(exc, WorkflowError) else next((f for t, f in _FIXES if isinstance(exc, t)), _BUG)
         message = str(exc)
     except Exception as exc:  # the Action never ends in a traceback: one ::error:: line and the summary
         if environ.get("RUNNER_DEBUG") == "1":  # the runner's debug logging is on: the trace helps a bug report
@@ -158,7 +158,7 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         return _skip_fork(ctx)
     if activity == Activity.MISSING_SECRET:
         names = " and ".join(config.missing_model_secrets(environ))
-        raise _Fatal(
+        raise WorkflowError(
             f"no API key for this run: {names} is not set",
             f"Pass the key as step `env:` from a repository secret, e.g. `{names.split()[0]}: "
             f"${{{{ secrets.{names.split()[0]} }}}}`, or use `provider: stub` for an offline smoke check.",

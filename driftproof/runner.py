@@ -45,7 +45,7 @@ ARMS = tuple(arm.value for arm in ArmName)  # ("with_skill", "baseline")
 NOT_STARTED = Generation(text="", error="not started: the run is stopping")
 """What a worker returns for a call it did not start because the run is stopping (never counted)."""
 
-__all__ = ["ARMS", "RunInterrupted", "RunOptions", "Runner", "Tally"]
+__all__ = ["ARMS", "RunOptions", "Runner", "Tally"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,7 +92,7 @@ class Mutation:
 def bases() -> dict[str, dict[str, Any]]:
     """Valid sealed receipts: two built at the current version (TESTED, and a smoke run), two older fixtures."""
     from driftproof.receipts import receipt_json
-    from tests.builders import receipt
+    from tests.support.builders import receipt
 
     tested = receipt({"a": ([0.8, 0.85, None], [0.4, 0.45, 0.5]), "b": ([0.7, 0.75, 0.8], [0.7, 0.7, 0.75])})
     smoke = receipt({"a": ([0.8, 0.85], [0.4, 0.45])}, verification="UNVERIFIED", preset="quick")

@@ -61,7 +61,7 @@ def hostile(tag: str) -> str:
 
 
 def _hostile_arm(with_lost: bool) -> dict[str, Any]:
-    from tests.builders import arm
+    from tests.support.builders import arm
 
     scores: list[float | None] = [0.8, 0.85, 0.8, 0.82] if not with_lost else [0.4, None, 0.42, None, 0.41]
     doc = arm(scores).model_dump(mode="json")
@@ -185,7 +185,7 @@ class HostileModel:
 def stored_receipt(case_ids: tuple[str, ...], judge: Mapping[str, Any]) -> bytes:
     """The default branch's receipt for the Action jobs: 12 draws per arm, hostile lost reasons and model ids."""
     from driftproof.receipts import receipt_json
-    from tests.builders import arm, receipt
+    from tests.support.builders import arm, receipt
 
     with_scores: list[float | None] = [0.85] * 12
     base_scores: list[float | None] = [0.2, 0.25, 0.3, 0.2, 0.25, 0.3, 0.2, 0.25, 0.3, None, None, 0.25]

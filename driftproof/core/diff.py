@@ -274,6 +274,7 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
     no_call = bool(withheld) or mismatch is not None
     before_cases = {c.id: c for c in before.cases}
     after_ids = [c.id for c in after.cases]
+    after_id_set = frozenset(after_ids)
     matched = [c for c in after.cases if c.id in before_cases]
     new = [evidence(c.with_skill) for c in matched]
     ref = [evidence(before_cases[c.id].with_skill) for c in matched]
@@ -309,7 +310,7 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
         headline=line,
         counts=counts,
         cases=cases,
-        unmatched_before=tuple(i for i in before_cases if i not in set(after_ids)),
+        unmatched_before=tuple(i for i in before_cases if i not in after_id_set),
         unmatched_after=tuple(i for i in after_ids if i not in before_cases),
         before=r_before,
         after=r_after,

@@ -1,7 +1,7 @@
 """The Action end to end in a simulated GitHub job: real git, the anthropic lane against the loopback fake
 LLM (TESTED receipts), a loopback fake of the GitHub REST API, and the runner's environment files.
 
-Stored receipts on ``main`` (tests/builders.py), with-skill scores per case:
+Stored receipts on ``main`` (tests/support/builders.py), with-skill scores per case:
 ``subject-line`` 0.85 ± 0 and ``why-not-what`` 0.75 ± 0 (12 draws each, as a store job drawn ``--as-reference``
 leaves them; baselines 0.25 ± 0.04).
 """
@@ -23,7 +23,6 @@ from driftproof.core.defaults import DEFAULTS
 from driftproof.github import COMMENT_MARKER
 from driftproof.receipts import load_receipt, receipt_json
 from driftproof.run_suite import RunRequest
-from tests.builders import receipt
 from tests.support.action_sim import (
     KEY,
     RECEIPT,
@@ -34,6 +33,7 @@ from tests.support.action_sim import (
     push_payload,
     run_job,
 )
+from tests.support.builders import receipt
 from tests.support.fake_github import FakeGitHub
 from tests.support.fake_llm_script import FakeReply
 from tests.support.fake_llm_server import FakeLLMServer

@@ -15,7 +15,7 @@ from driftproof.cli import main
 from driftproof.errors import OutputError
 from driftproof.receipts import load_receipt, receipt_json, write_receipt
 from driftproof.resources import known_schema_versions
-from tests.builders import receipt
+from tests.support.builders import receipt
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 KNOWN = ", ".join(known_schema_versions())  # "0.13, 0.14" today

@@ -14,7 +14,7 @@ from driftproof.cli import main
 from driftproof.lanes.base import Generation, GenerationRequest, Lane
 from driftproof.lanes.stub import StubLane
 from driftproof.receipts import load_receipt, receipt_json
-from tests.builders import receipt
+from tests.support.builders import receipt
 
 CALIPER = """
 skills:

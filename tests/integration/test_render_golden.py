@@ -20,7 +20,7 @@ from driftproof.core.reading import read_receipt
 from driftproof.core.words import DIFFERENT_SOURCES, MORE_CASES, NO_SEPARATION_HEADLINE, NOT_ENOUGH_DRAWS, SMOKE_RUN
 from driftproof.receipts import seal_receipt
 from driftproof.render import render_diff, render_first_run, render_summary, render_view
-from tests.builders import legacy_arm, receipt, seven
+from tests.support.builders import legacy_arm, receipt, seven
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE = os.environ.get("DRIFTPROOF_UPDATE_GOLDEN") == "1"
@@ -223,7 +223,7 @@ EVIL_REASON = "timeout | <script>alert(1)</script> @org/admins [link](http://x)"
 
 
 def evil_pair() -> tuple[Receipt, Receipt]:
-    from tests.builders import arm
+    from tests.support.builders import arm
 
     before = receipt({EVIL: ([0.85, 0.9, 0.95], BASE)}, extra={"verification_reason": None})
     after = receipt(

@@ -24,7 +24,7 @@ from driftproof.core.words import (
 )
 from driftproof.receipts import seal_receipt
 from driftproof.render import render_diff, render_first_run, render_summary, render_view
-from tests.builders import receipt, seven
+from tests.support.builders import receipt, seven
 
 BASE = [0.20, 0.25, 0.30]
 # 0.90 ± 0.041 and 0.55 ± 0.041 on the 7 draws a side R-7 asks of a call between receipts: apart, Δ = −0.35

@@ -15,7 +15,7 @@ from driftproof.cli import main
 from driftproof.core.models import SCHEMA_VERSION
 from driftproof.core.seal import sealed
 from driftproof.receipts import receipt_json, write_receipt
-from tests.builders import receipt
+from tests.support.builders import receipt
 
 UP = ([0.5, 0.6, 0.7], [0.2, 0.3, 0.4])
 

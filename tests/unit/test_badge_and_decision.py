@@ -15,7 +15,7 @@ from driftproof.core.diff import diff
 from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
 from driftproof.receipts import write_receipt
-from tests.builders import receipt
+from tests.support.builders import receipt
 
 BASE = [0.20, 0.25, 0.30]
 UP = {"a": ([0.60, 0.65, 0.70], BASE)}  # lift +0.40, 400 skill tokens: +1.00 per 1k

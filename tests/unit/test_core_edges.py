@@ -14,7 +14,7 @@ from driftproof.core.models import Receipt
 from driftproof.core.reading import lift_of, read_receipt
 from driftproof.core.wide_band import wide_band
 from driftproof.core.words import NOT_ENOUGH_DRAWS
-from tests.builders import receipt
+from tests.support.builders import receipt
 
 
 def test_mean_of_nothing_is_an_error_not_a_nan() -> None:

@@ -14,7 +14,7 @@ from driftproof.core.words import (
     THIN_REFERENCE,
     Status,
 )
-from tests.builders import legacy_arm, receipt
+from tests.support.builders import legacy_arm, receipt
 
 BASE = [0.1, 0.1, 0.1]  # baselines do not enter a diff
 

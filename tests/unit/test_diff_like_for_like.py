@@ -18,7 +18,7 @@ from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
 from driftproof.core.words import DIFFERENT_JUDGES, DIFFERENT_PROVIDERS, Status
 from driftproof.receipts import seal_receipt
-from tests.builders import receipt
+from tests.support.builders import receipt
 
 BASE = [0.20, 0.25, 0.30]
 # with-skill arms, before → after, 7 draws each: 0.90 ± 0.041 over 0.55 ± 0.041, Δ −0.35: regressed

@@ -9,7 +9,7 @@ from driftproof.core.compare import ArmEvidence, compare
 from driftproof.core.diff import diff
 from driftproof.core.seal import check_seal, sealed
 from driftproof.core.words import CaseVerdict
-from tests.builders import receipt
+from tests.support.builders import receipt
 
 # Judge scores live on a 0.05 grid.
 grid = st.integers(min_value=0, max_value=20).map(lambda k: k / 20)

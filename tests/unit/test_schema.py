@@ -15,7 +15,7 @@ from driftproof.core.schema import receipt_schema, schema_id
 from driftproof.core.seal import sealed
 from driftproof.errors import ReceiptError
 from driftproof.receipts import check_document, receipt_json, write_receipt
-from tests.builders import legacy_arm, receipt
+from tests.support.builders import legacy_arm, receipt
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_FILE = ROOT / "schemas" / f"receipt-{SCHEMA_VERSION}.schema.json"
