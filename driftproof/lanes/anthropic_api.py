@@ -11,24 +11,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from driftproof.core.defaults import DEFAULTS
 from driftproof.core.models import Usage
 from driftproof.core.words import Provider, Surface
-from driftproof.credentials import API_CREDENTIALS, hold, redact
+from driftproof.credentials import credential_names, hold, redact
 from driftproof.errors import LaneError
-from driftproof.lanes._api_common import (
-    SentMaxTokens,
+from driftproof.lanes.api import ApiLane
+from driftproof.lanes.attempt_deadline import arm
+from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, RetryPolicy
+from driftproof.lanes.endpoints import env_value
+from driftproof.lanes.failures import (
     UnreadableReply,
     connection_failure,
-    env_value,
     one_line,
-    same_url,
     status_failure,
     status_reason,
     timeout_failure,
     unreadable_failure,
 )
-from driftproof.lanes.attempt_deadline import arm, attempt_deadline
-from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, Lane, RetryPolicy, with_retries
 
 if TYPE_CHECKING:
     import anthropic
@@ -39,11 +39,11 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 SPEND_LIMIT_CODES = frozenset({"enforced_spend_limit_reached", "contract_spend_limit_reached"})
 """``error.details.error_code`` values of a 429 that waiting does not cure."""
-KEY_VARIABLES = API_CREDENTIALS[Provider.ANTHROPIC]
+KEY_VARIABLES = credential_names(Provider.ANTHROPIC, Surface.API)
 DEFAULT_POLICY = RetryPolicy()
 
 
-class AnthropicApiLane(Lane):
+class AnthropicApiLane(ApiLane):
     """Answers through the Anthropic Messages API: the skill as ``system``, the prompt as the one user turn.
 
     Credentials and endpoint come from the SDK's own environment handling (``ANTHROPIC_API_KEY``, then
@@ -54,14 +54,16 @@ class AnthropicApiLane(Lane):
     """
 
     provider = Provider.ANTHROPIC
-    surface: Surface = Surface.API
+    DEFAULT_MODEL = DEFAULT_MODEL
+    DEFAULT_BASE_URL = DEFAULT_BASE_URL
+    _client: anthropic.Anthropic
 
     def __init__(
         self,
         model: str | None,
         *,
         base_url: str | None = None,
-        timeout_s: float = 120.0,
+        timeout_s: float = DEFAULTS.api_timeout_s,
         policy: RetryPolicy = DEFAULT_POLICY,
         max_tokens: int = 2048,
         environ: Mapping[str, str] | None = None,
@@ -70,17 +72,9 @@ class AnthropicApiLane(Lane):
             import anthropic
         except ImportError:
             raise LaneError("the anthropic lane needs the anthropic package: pip install anthropic") from None
-        self._model = model
-        self._timeout_s = timeout_s
-        self._policy = policy
-        self._max_tokens = SentMaxTokens(max_tokens)
-        self._client: anthropic.Anthropic = _make_client(anthropic, base_url, timeout_s, environ)
+        super().__init__(model, timeout_s=timeout_s, policy=policy, max_tokens=max_tokens)
+        self._client = _make_client(anthropic, base_url, timeout_s, environ)
         hold(self._client.api_key, self._client.auth_token)  # redacted from every string from here on
-
-    def generate(self, request: GenerationRequest) -> Generation:
-        """One Messages call (retried per the policy); a failure comes back with ``error`` set, never raised."""
-        max_tokens = self._max_tokens.take(request.max_tokens)
-        return with_retries(lambda: self._timed_attempt(request, max_tokens), self._classify, self._policy)
 
     def sampling(self) -> dict[str, Any]:
         """Exactly what is sent that shapes sampling: ``max_tokens`` and the pinned ``anthropic-version``.
@@ -94,43 +88,12 @@ class AnthropicApiLane(Lane):
         version = self._client.default_headers.get("anthropic-version")
         return version if isinstance(version, str) else None
 
-    def base_url(self) -> str | None:
-        """The endpoint when it is not ``https://api.anthropic.com`` (argument or ``ANTHROPIC_BASE_URL``)."""
-        url = str(self._client.base_url)
-        return None if same_url(url, DEFAULT_BASE_URL) else url.rstrip("/")
-
-    def default_model(self) -> str:
-        """The model asked for when neither the lane nor the request names one."""
-        return DEFAULT_MODEL
-
-    def timeout_s(self) -> float:
-        """Seconds one attempt may take."""
-        return self._timeout_s
-
-    def endpoint(self) -> str:
-        """The base URL every call goes to, the vendor default included."""
-        return str(self._client.base_url).rstrip("/")
-
-    def credential_names(self) -> tuple[str, ...]:
-        """``ANTHROPIC_API_KEY``, ``ANTHROPIC_AUTH_TOKEN``."""
-        return KEY_VARIABLES
-
-    def close(self) -> None:
-        """Close the SDK's HTTP client."""
-        self._client.close()
-
-    # -- one attempt ------------------------------------------------------------------------------------
-
-    def _timed_attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
-        with attempt_deadline(self._timeout_s):
-            return self._attempt(request, max_tokens)
-
     def _attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
         from anthropic import omit
         from anthropic.types import Message
 
         raw = self._client.messages.with_raw_response.create(
-            model=request.model or self._model or DEFAULT_MODEL,
+            model=self._model_for(request),
             max_tokens=max_tokens,
             messages=[{"role": "user", "content": request.prompt}],
             system=request.system if request.system is not None else omit,

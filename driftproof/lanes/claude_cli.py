@@ -30,10 +30,10 @@ from driftproof.core.models import SideCall, Usage
 from driftproof.core.words import Capture, Delivery, Provider, Surface
 from driftproof.credentials import credential_names
 from driftproof.errors import LaneError
-from driftproof.lanes._api_common import one_line
-from driftproof.lanes._cli_common import CliLane, json_lines, slug, tokens_estimate
-from driftproof.lanes._cli_process import DrawDirs, ProcessResult
 from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, kind_of_status
+from driftproof.lanes.cli import CliLane, json_lines, slug, tokens_estimate
+from driftproof.lanes.failures import one_line
+from driftproof.lanes.process import DrawDirs, ProcessResult
 
 READ_TOOLS = ("Read", "WebFetch", "WebSearch")
 """``text`` capture: the only tools, none of which writes a file or runs code."""

@@ -39,10 +39,10 @@ from driftproof.core.models import Usage
 from driftproof.core.words import Capture, Delivery, Provider, Surface
 from driftproof.credentials import credential_names
 from driftproof.errors import LaneError
-from driftproof.lanes._api_common import one_line
-from driftproof.lanes._cli_common import CliLane, json_lines, tokens_estimate
-from driftproof.lanes._cli_process import DrawDirs, ProcessResult
 from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, kind_of_status
+from driftproof.lanes.cli import CliLane, json_lines, tokens_estimate
+from driftproof.lanes.failures import one_line
+from driftproof.lanes.process import DrawDirs, ProcessResult
 
 CODE_FEATURE_WORDS = (
     "shell",

@@ -13,25 +13,24 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from driftproof.core.defaults import DEFAULTS
 from driftproof.core.models import Usage
-from driftproof.core.words import Provider, Surface
-from driftproof.credentials import API_CREDENTIALS, hold, redact
+from driftproof.core.words import Provider
+from driftproof.credentials import hold, redact
 from driftproof.errors import LaneError
-from driftproof.lanes._api_common import (
-    SentMaxTokens,
+from driftproof.lanes.api import ApiLane
+from driftproof.lanes.attempt_deadline import arm
+from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, RetryPolicy
+from driftproof.lanes.endpoints import env_value, is_loopback_url
+from driftproof.lanes.failures import (
     UnreadableReply,
     connection_failure,
-    env_value,
-    is_loopback_url,
     one_line,
-    same_url,
     status_failure,
     status_reason,
     timeout_failure,
     unreadable_failure,
 )
-from driftproof.lanes.attempt_deadline import arm, attempt_deadline
-from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, Lane, RetryPolicy, with_retries
 
 if TYPE_CHECKING:
     import openai
@@ -47,7 +46,7 @@ FINAL_429_CODES = frozenset({"insufficient_quota"})
 DEFAULT_POLICY = RetryPolicy()
 
 
-class OpenAIApiLane(Lane):
+class OpenAIApiLane(ApiLane):
     """Answers through Chat Completions: the skill as a leading ``system`` message, the prompt as the user turn.
 
     The key comes from ``OPENAI_API_KEY`` and the endpoint from ``base_url``, else ``OPENAI_BASE_URL``, else
@@ -60,14 +59,16 @@ class OpenAIApiLane(Lane):
     """
 
     provider = Provider.OPENAI
-    surface: Surface = Surface.API
+    DEFAULT_MODEL = DEFAULT_MODEL
+    DEFAULT_BASE_URL = DEFAULT_BASE_URL
+    _client: openai.OpenAI
 
     def __init__(
         self,
         model: str | None,
         *,
         base_url: str | None = None,
-        timeout_s: float = 120.0,
+        timeout_s: float = DEFAULTS.api_timeout_s,
         policy: RetryPolicy = DEFAULT_POLICY,
         max_tokens: int = 2048,
         environ: Mapping[str, str] | None = None,
@@ -87,16 +88,13 @@ class OpenAIApiLane(Lane):
                     "(a server on localhost needs none)"
                 )
             key = LOCAL_PLACEHOLDER_KEY
-        self._model = model
-        self._timeout_s = timeout_s
-        self._policy = policy
-        self._max_tokens = SentMaxTokens(max_tokens)
+        super().__init__(model, timeout_s=timeout_s, policy=policy, max_tokens=max_tokens)
         if key != LOCAL_PLACEHOLDER_KEY:
             hold(key)  # redacted from every string from here on
         http_client = openai.DefaultHttpxClient()  # the SDK's own defaults (proxies, keep-alive), under one deadline
         arm(http_client)
         try:
-            self._client: openai.OpenAI = openai.OpenAI(
+            self._client = openai.OpenAI(
                 api_key=key,
                 base_url=url or DEFAULT_BASE_URL,
                 timeout=timeout_s,
@@ -107,11 +105,6 @@ class OpenAIApiLane(Lane):
             http_client.close()
             raise LaneError(f"the openai lane could not set up its client: {redact(str(exc))}") from None
 
-    def generate(self, request: GenerationRequest) -> Generation:
-        """One Chat Completions call (retried per the policy); a failure comes back with ``error`` set."""
-        max_tokens = self._max_tokens.take(request.max_tokens)
-        return with_retries(lambda: self._timed_attempt(request, max_tokens), self._classify, self._policy)
-
     def sampling(self) -> dict[str, Any]:
         """Exactly what is sent that shapes sampling: ``max_completion_tokens``, nothing else.
 
@@ -119,44 +112,13 @@ class OpenAIApiLane(Lane):
         """
         return {"max_completion_tokens": self._max_tokens.recorded()}
 
-    def base_url(self) -> str | None:
-        """The endpoint when it is not ``https://api.openai.com/v1`` (argument or ``OPENAI_BASE_URL``)."""
-        url = str(self._client.base_url)
-        return None if same_url(url, DEFAULT_BASE_URL) else url.rstrip("/")
-
-    def default_model(self) -> str:
-        """The model asked for when neither the lane nor the request names one."""
-        return DEFAULT_MODEL
-
-    def timeout_s(self) -> float:
-        """Seconds one attempt may take."""
-        return self._timeout_s
-
-    def endpoint(self) -> str:
-        """The base URL every call goes to, the vendor default included."""
-        return str(self._client.base_url).rstrip("/")
-
-    def credential_names(self) -> tuple[str, ...]:
-        """``OPENAI_API_KEY``."""
-        return API_CREDENTIALS[Provider.OPENAI]
-
-    def close(self) -> None:
-        """Close the SDK's HTTP client."""
-        self._client.close()
-
-    # -- one attempt ------------------------------------------------------------------------------------
-
-    def _timed_attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
-        with attempt_deadline(self._timeout_s):
-            return self._attempt(request, max_tokens)
-
     def _attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
         messages: list[ChatCompletionMessageParam] = []
         if request.system is not None:
             messages.append({"role": "system", "content": request.system})
         messages.append({"role": "user", "content": request.prompt})
         raw = self._client.chat.completions.with_raw_response.create(
-            model=request.model or self._model or DEFAULT_MODEL,
+            model=self._model_for(request),
             messages=messages,
             max_completion_tokens=max_tokens,
         )

@@ -29,11 +29,15 @@ from driftproof.core.words import Capture, Provider, Surface
 from driftproof.errors import InputError, LaneError
 from driftproof.lanes.base import Lane, RetryPolicy
 
-CLI_LANES = {
-    Provider.ANTHROPIC: ("driftproof.lanes.claude_cli", "ClaudeCliLane"),
-    Provider.OPENAI: ("driftproof.lanes.codex_cli", "CodexCliLane"),
+LANES: Mapping[tuple[Provider, Surface], tuple[str, str]] = {
+    (Provider.ANTHROPIC, Surface.API): ("driftproof.lanes.anthropic_api", "AnthropicApiLane"),
+    (Provider.OPENAI, Surface.API): ("driftproof.lanes.openai_api", "OpenAIApiLane"),
+    (Provider.ANTHROPIC, Surface.CLI): ("driftproof.lanes.claude_cli", "ClaudeCliLane"),
+    (Provider.OPENAI, Surface.CLI): ("driftproof.lanes.codex_cli", "CodexCliLane"),
+    (Provider.STUB, Surface.NONE): ("driftproof.lanes.stub", "StubLane"),
 }
-"""Imported by name only when asked for: each CLI lane lives in its own module."""
+"""The one table of lanes: each module is imported by name only when its lane is asked for, so a missing SDK or
+CLI costs nothing until then."""
 
 
 Word = TypeVar("Word", bound=StrEnum)
@@ -114,6 +118,20 @@ def make_lane(
     policy = RetryPolicy(max_retries=check_retries(max_retries))
     timeout = None if timeout_s is None else check_timeout(timeout_s)
 
+    _refuse_combination(provider, surface, capture, base_url)
+    arguments: dict[str, Any] = {**kwargs}
+    if surface != Surface.NONE:
+        arguments |= {"policy": policy, "environ": environ}
+        if surface == Surface.API and timeout is None:
+            timeout = DEFAULTS.api_timeout_s  # a CLI lane's own default is longer: it retries inside
+        given = {"timeout_s": timeout, "base_url": base_url, "capture": capture if surface == Surface.CLI else None}
+        arguments |= {name: value for name, value in given.items() if value is not None}
+    lane: Lane = _lane_class(provider, surface)(model, **arguments)
+    return lane
+
+
+def _refuse_combination(provider: Provider, surface: Surface, capture: Capture | None, base_url: str | None) -> None:
+    """An `InputError` for a provider x surface x capture the lanes cannot run, saying what to drop."""
     if provider == Provider.STUB:
         if surface != Surface.NONE:
             raise InputError(f"the stub lane has no '{surface}' surface: it calls no endpoint; drop --surface")
@@ -121,43 +139,19 @@ def make_lane(
             raise InputError("the stub lane cannot run 'files' capture: it writes no files; drop --capture files")
         if base_url is not None:
             raise InputError("the stub lane calls no endpoint, so it cannot use a base URL: drop --base-url")
-        from driftproof.lanes.stub import StubLane
-
-        return StubLane(kwargs.pop("script", None), model=model, **kwargs)
-
-    if surface == Surface.NONE:
+    elif surface == Surface.NONE:
         raise InputError(f"provider '{provider}' needs surface 'api' or 'cli', got 'none'")
+    elif surface == Surface.API and capture == Capture.FILES:
+        raise InputError("capture 'files' needs the cli surface: an API lane returns text only")
 
-    if surface == Surface.API:
-        if capture == Capture.FILES:
-            raise InputError("capture 'files' needs the cli surface: an API lane returns text only")
-        common: dict[str, Any] = {
-            "base_url": base_url,
-            "timeout_s": DEFAULTS.api_timeout_s if timeout is None else timeout,
-            "policy": policy,
-            "environ": environ,
-        }
-        if provider == Provider.ANTHROPIC:
-            from driftproof.lanes.anthropic_api import AnthropicApiLane
 
-            return AnthropicApiLane(model, **common, **kwargs)
-        from driftproof.lanes.openai_api import OpenAIApiLane
-
-        return OpenAIApiLane(model, **common, **kwargs)
-
-    cli_kwargs: dict[str, Any] = {"policy": policy, "environ": environ, **kwargs}
-    if timeout is not None:
-        cli_kwargs["timeout_s"] = timeout
-    if base_url is not None:
-        cli_kwargs["base_url"] = base_url
-    if capture is not None:
-        cli_kwargs["capture"] = capture
-    module_name, class_name = CLI_LANES[provider]
+def _lane_class(provider: Provider, surface: Surface) -> Any:
+    """The lane class of the table's row, imported now; a `LaneError` when this build leaves it out."""
+    module_name, class_name = LANES[(provider, surface)]
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name != module_name:
             raise
-        raise LaneError(f"the {provider} cli lane ({class_name}) is not part of this Driftproof build") from None
-    lane: Lane = getattr(module, class_name)(model, **cli_kwargs)
-    return lane
+        raise LaneError(f"the {provider} {surface} lane ({class_name}) is not part of this Driftproof build") from None
+    return getattr(module, class_name)

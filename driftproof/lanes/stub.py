@@ -141,7 +141,7 @@ class StubLane(Lane):
     provider = Provider.STUB
     surface: Surface = Surface.NONE
 
-    def __init__(self, script: dict[str, Any] | None = None, *, model: str | None = None) -> None:
+    def __init__(self, model: str | None = None, *, script: dict[str, Any] | None = None) -> None:
         self._script = script or {}
         self._model = model
 

@@ -103,7 +103,7 @@ class Interrupting(StubLane):
     """A stub that is interrupted (as by Ctrl-C) on its n-th answer."""
 
     def __init__(self, script: dict[str, Any], at: int) -> None:
-        super().__init__(script)
+        super().__init__(script=script)
         self.answers, self.at = 0, at
 
     def generate(self, req: GenerationRequest) -> Generation:

@@ -9,13 +9,13 @@ from collections.abc import Callable
 import pytest
 
 from driftproof.credentials import redact
-from driftproof.lanes import _api_common, registry
-from driftproof.lanes._api_common import status_failure, timeout_failure
+from driftproof.lanes import api, endpoints, failures, registry
 from driftproof.lanes.base import AttemptFailure, Generation, RetryPolicy, with_retries
+from driftproof.lanes.failures import status_failure, timeout_failure
 
 
 def test_doctests() -> None:
-    for module in (_api_common, registry):
+    for module in (api, endpoints, failures, registry):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
 

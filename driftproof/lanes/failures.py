@@ -1,7 +1,8 @@
-"""What the two API lanes share: reading the environment, keeping keys out of text, wording failures.
+"""How a failed attempt is worded and classified, on every lane that calls an endpoint.
 
-Pure helpers, no SDK: each lane maps its own SDK's exceptions onto `status_failure`,
-`timeout_failure` and `connection_failure`, so both lanes retry and word failures the same way.
+Pure helpers, no SDK: each API lane maps its own SDK's exceptions onto `status_failure`, `timeout_failure`,
+`connection_failure` and `unreadable_failure`, and the CLI lanes word what their CLI reported with
+`status_reason` and `one_line`, so every lane retries and words failures the same way.
 
 >>> status_failure(429, {"retry-after": "0"}, "429 rate_limit_error: slow down")
 AttemptFailure(retryable=True, reason='429 rate_limit_error: slow down', retry_after_s=0.0, timed_out=False, \
@@ -12,10 +13,7 @@ False
 
 from __future__ import annotations
 
-import ipaddress
-import threading
 from collections.abc import Mapping
-from urllib.parse import urlsplit
 
 from driftproof import safe_text
 from driftproof.credentials import redact
@@ -23,50 +21,6 @@ from driftproof.lanes.base import RETRYABLE_STATUS, AttemptFailure, FailureKind,
 
 MAX_MESSAGE_CHARS = 300
 """An error message from the endpoint is cut to this many characters in a failure reason (after redaction)."""
-
-
-class SentMaxTokens:
-    """The output-token limits a lane actually sent, so that ``sampling()`` reports them and not a wish.
-
-    ``ceiling`` is the lane's own ``max_tokens``: a request may ask for less (the judge's smaller budget),
-    never more. Thread-safe: the runner calls one lane from several workers.
-
-    >>> sent = SentMaxTokens(2048)
-    >>> sent.recorded(), sent.take(1024), sent.take(4096), sent.recorded()
-    (2048, 1024, 2048, [1024, 2048])
-    """
-
-    def __init__(self, ceiling: int) -> None:
-        self.ceiling = ceiling
-        self._sent: set[int] = set()
-        self._lock = threading.Lock()
-
-    def take(self, requested: int) -> int:
-        """The limit to send for a request asking ``requested``, remembered."""
-        value = min(requested, self.ceiling)
-        with self._lock:
-            self._sent.add(value)
-        return value
-
-    def recorded(self) -> int | list[int]:
-        """The one limit sent, the sorted limits when they differed, or the ceiling before any call."""
-        with self._lock:
-            sent = sorted(self._sent)
-        if not sent:
-            return self.ceiling
-        return sent[0] if len(sent) == 1 else sent
-
-
-def env_value(environ: Mapping[str, str], name: str) -> str | None:
-    """The variable's value without surrounding whitespace; ``None`` when unset or blank.
-
-    >>> env_value({"A": " k \\n", "B": "  "}, "A"), env_value({"B": "  "}, "B"), env_value({}, "C")
-    ('k', None, None)
-    """
-    value = environ.get(name)
-    if value is None:
-        return None
-    return value.strip() or None
 
 
 def one_line(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -150,29 +104,3 @@ def unreadable_failure(exc: UnreadableReply) -> AttemptFailure:
     '200 with a body that is not JSON: (empty)'
     """
     return AttemptFailure(retryable=True, reason=str(exc), kind=FailureKind.SERVER, status=200)
-
-
-def is_loopback_url(url: str) -> bool:
-    """Whether ``url`` points at this machine (``localhost``, ``127.0.0.0/8``, ``::1``).
-
-    >>> is_loopback_url("http://localhost:11434/v1"), is_loopback_url("http://127.0.0.1:8000/v1")
-    (True, True)
-    >>> is_loopback_url("http://[::1]:8080/v1"), is_loopback_url("https://api.openai.com/v1")
-    (True, False)
-    """
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def same_url(a: str, b: str) -> bool:
-    """Whether two base URLs name the same endpoint, ignoring a trailing slash and the scheme/host case.
-
-    >>> same_url("https://API.anthropic.com/", "https://api.anthropic.com")
-    True
-    """
-    return a.rstrip("/").lower() == b.rstrip("/").lower()

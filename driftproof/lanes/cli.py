@@ -1,6 +1,6 @@
 """What the two command-line lanes share: the base class, skills, files capture and reading JSON lines.
 
-The process side (one isolated process per draw) is in `driftproof.lanes._cli_process`.
+The process side (one isolated process per draw) is in `driftproof.lanes.process`.
 Nothing here raises for a failed draw: the lanes turn a `ProcessResult` into a lost draw with a reason.
 
 >>> skill_name("---\\nname: Commit Writer\\ndescription: x\\n---\\nbody")
@@ -26,8 +26,10 @@ from driftproof.core.models import CapturedFileRecord, Harness
 from driftproof.core.words import Capture, Delivery, Surface
 from driftproof.credentials import hold, redact
 from driftproof.errors import InputError, LaneError
-from driftproof.lanes._api_common import env_value, one_line
-from driftproof.lanes._cli_process import (
+from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest, Lane, RetryPolicy
+from driftproof.lanes.endpoints import env_value
+from driftproof.lanes.failures import one_line
+from driftproof.lanes.process import (
     CliProcesses,
     DrawDirs,
     ProcessResult,
@@ -39,7 +41,6 @@ from driftproof.lanes._cli_process import (
     remove_tree,
     stderr_tail,
 )
-from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest, Lane, RetryPolicy
 from driftproof.lanes.registry import check_choice
 
 DEFAULT_SKILL_NAME = "skill-under-test"

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from driftproof.credentials import redact
 from driftproof.errors import LaneError
-from driftproof.lanes._api_common import one_line
+from driftproof.lanes.failures import one_line
 
 _PROXIES = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy")
 PASSTHROUGH = (
