@@ -5,7 +5,9 @@ these models (``driftproof.core.schema``) and a test checks the committed file a
 cross-field rules (a lost draw has a reason and no score; a valid judge sample has a score; a preset
 receipt is never TESTED) live in the schema, which every write and every read applies; the models
 repeat only the receipt-level one, so that 100,000 judge samples load without a Python callback each.
-The field descriptions here are the contract in brief; ``docs/receipt-spec.md`` says it in full.
+Every field has a docstring under it (``use_attribute_docstrings``), which the schema carries as its
+description: the contract in brief; ``docs/receipt-spec.md`` says it in full. A bare ``Sha256`` field
+would take its type's description over a docstring, so those three say theirs in ``Field(description=...)``.
 """
 
 from __future__ import annotations
@@ -29,335 +31,470 @@ Count = Annotated[int, Field(ge=0)]
 
 class _Model(BaseModel):
     model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, serialize_by_alias=True, use_enum_values=True
+        extra="forbid",
+        frozen=True,
+        populate_by_name=True,
+        serialize_by_alias=True,
+        use_enum_values=True,
+        use_attribute_docstrings=True,
     )
 
 
 class Usage(_Model):
     """Token usage as the provider or CLI reported it, normalised. ``null`` means not reported."""
 
-    input_tokens: Count | None = Field(None, description="Uncached input tokens.")
-    output_tokens: Count | None = Field(None, description="Output tokens, reasoning included.")
-    cache_read_tokens: Count | None = Field(None, description="Input tokens read from a prompt cache.")
-    cache_write_tokens: Count | None = Field(None, description="Input tokens written to a prompt cache.")
-    cost_usd: float | None = Field(None, ge=0, description="Cost in USD as the CLI reported it, if it did.")
+    input_tokens: Count | None = None
+    """Input tokens neither read from nor written to a prompt cache; null when not reported."""
+    output_tokens: Count | None = None
+    """Output tokens, reasoning tokens included; null when not reported."""
+    cache_read_tokens: Count | None = None
+    """Input tokens read from a prompt cache; null when not reported."""
+    cache_write_tokens: Count | None = None
+    """Input tokens written to a prompt cache; null when not reported."""
+    cost_usd: float | None = Field(None, ge=0)
+    """Cost in USD, only where the harness itself reported one; null otherwise."""
 
 
 class CheckResult(_Model):
     """One deterministic post-check on one draw's answer. Never part of a verdict."""
 
-    name: str = Field(description="The check's name in the suite.")
-    kind: str = Field(description="regex, contains, not_contains, max_chars, json, conventional_commit, ...")
-    passed: bool = Field(alias="pass", description="Whether the answer satisfied the check.")
+    name: str
+    """The check's name in the suite."""
+    kind: str
+    """The kind of check: regex, contains, not_contains, max_chars, json, conventional_commit, ..."""
+    passed: bool = Field(alias="pass")
+    """Whether the answer satisfied the check."""
 
 
 class CriterionDecision(_Model):
     """The judge's decision on one weighted criterion, in criteria mode."""
 
-    id: str = Field(description="Criterion id from the suite.")
-    met: bool = Field(description="Whether the judge said the criterion is met.")
-    reason: str = Field(description="The judge's reason; holds at least one letter or digit.")
+    id: str
+    """Criterion id from the suite."""
+    met: bool
+    """Whether the judge said the criterion is met."""
+    reason: str
+    """The judge's reason; holds at least one letter or digit."""
 
 
 class JudgeSample(_Model):
     """One score the judge gave one draw. Invalid samples are kept with their evidence, out of the mean."""
 
-    score: Score | None = Field(description="The score in [0, 1]; null when the sample is invalid.")
-    valid: bool = Field(description="True when the reply yielded exactly one score in [0, 1].")
-    returned: bool | None = Field(
-        None,
-        description="True when the judge call returned a reply; false when it failed (timeout, error) with none. "
-        "Only returned samples are held to the judge identity check. Null in receipts before 0.14.",
-    )
-    invalid_reason: str | None = Field(None, description="Why the sample is invalid; null when valid.")
-    reported_model: str | None = Field(None, description="Model id the judge reply reported, verbatim.")
-    serving_id: str | None = Field(None, description="Serving or request id the reply carried.")
-    score_text_sha256: Sha256 | None = Field(None, description="SHA-256 of the judge's reply text.")
-    usage: Usage | None = Field(None, description="Tokens this judge call reported.")
-    criteria: list[CriterionDecision] | None = Field(None, description="Per-criterion decisions.")
+    score: Score | None
+    """The score in [0, 1]; null when the sample is invalid."""
+    valid: bool
+    """True when the reply yielded exactly one score in [0, 1]."""
+    returned: bool | None = None
+    """True when the judge call returned a reply, which is held to the judge identity check; false when it failed
+    (timeout, error) with none, a missing sample out of the mean; null before 0.14."""
+    invalid_reason: str | None = None
+    """Why the sample is invalid; null when valid."""
+    reported_model: str | None = None
+    """Model id the judge reply reported, verbatim, dates kept; null when it reported none."""
+    serving_id: str | None = None
+    """Serving or request id the reply carried; null when it carried none."""
+    score_text_sha256: Sha256 | None = None
+    """SHA-256 of the judge's reply text the score was read from; null when no text came back."""
+    usage: Usage | None = None
+    """Tokens this judge call reported; null when it reported none."""
+    criteria: list[CriterionDecision] | None = None
+    """In criteria mode, the decision on each criterion in suite order; null in rubric mode or when invalid."""
 
 
 class CapturedFileRecord(_Model):
     """A file the agent left in its working directory (``files`` capture)."""
 
-    path: str = Field(description="Path relative to the draw's working directory.")
-    size: Count = Field(description="Size in bytes.")
-    included: bool = Field(description="Whether its text was shown to the judge.")
-    reason: str | None = Field(None, description="Why it was not shown; null when included.")
+    path: str
+    """Path relative to the draw's working directory."""
+    size: Count
+    """Size in bytes."""
+    included: bool
+    """Whether its text was shown to the judge."""
+    reason: str | None = None
+    """Why it was not shown; null when included."""
 
 
 class SideCall(_Model):
     """A call a harness made on another model beside the answer (Claude Code's own side calls)."""
 
-    model: str = Field(description="The other model's id as the harness reported it.")
-    usage: Usage = Field(description="Tokens of that call.")
+    model: str
+    """The other model's id as the harness reported it."""
+    usage: Usage
+    """Tokens of that call."""
 
 
 class HarnessOverhead(_Model):
     """What a CLI harness added beyond the prompt and skill, as the CLI reported it (CLI surface only)."""
 
-    input_tokens_reported: Count | None = Field(None, description="Input tokens the CLI reported, cache in.")
-    prompt_tokens_estimate: Count | None = Field(None, description="ceil(chars / 4) of prompt plus skill.")
-    overhead_tokens_estimate: Count | None = Field(None, description="Reported input minus the estimate.")
-    total_cost_usd: float | None = Field(None, ge=0, description="Cost the CLI reported for the draw.")
-    num_turns: Count | None = Field(None, description="Agent turns the CLI reported.")
-    duration_ms: Count | None = Field(None, description="Wall time the CLI reported.")
-    reasoning_output_tokens: Count | None = Field(None, description="Reasoning tokens (Codex).")
+    input_tokens_reported: Count | None = None
+    """Input tokens the CLI reported for the draw, cache in; null when it reported none."""
+    prompt_tokens_estimate: Count | None = None
+    """ceil(chars / 4) of the prompt plus the skill text sent; null when not recorded."""
+    overhead_tokens_estimate: Count | None = None
+    """Reported input minus the estimate, floored at 0; null when no input was reported."""
+    total_cost_usd: float | None = Field(None, ge=0)
+    """Cost in USD the CLI reported for the draw (Claude Code); null when it reported none."""
+    num_turns: Count | None = None
+    """Agent turns the CLI reported (Claude Code); null when it reported none."""
+    duration_ms: Count | None = None
+    """Wall time in milliseconds the CLI reported (Claude Code); null when it reported none."""
+    reasoning_output_tokens: Count | None = None
+    """Reasoning tokens inside the output the CLI reported (Codex); null when it reported none."""
 
 
 class Draw(_Model):
     """One generated answer in one arm: ``measured`` with a score, or ``lost`` with a reason."""
 
-    index: Count = Field(description="0-based position of the draw in its arm.")
-    status: DrawStatus = Field(description="measured or lost.")
-    lost_reason: str | None = Field(None, description="Why the draw is lost; null when measured.")
-    replaced: bool | None = Field(
-        None,
-        description="A lost draw whose call failed (no answer or score came back) and that a later measured draw "
-        "of the same arm replaced; R-6 leaves it out. False or null: R-6 counts it. Since 0.15.",
-    )
-    score: Score | None = Field(None, description="Mean of the valid judge samples; null when lost.")
-    judge_samples: list[JudgeSample] = Field(default_factory=list, description="In reply order.")
-    checks: list[CheckResult] = Field(default_factory=list, description="Post-check results.")
-    usage: Usage | None = Field(None, description="Generation tokens of this draw.")
-    reported_model: str | None = Field(None, description="Model id the answering reply reported.")
-    served_model: str | None = Field(None, description="Server-side model id where it differs in source.")
-    model_source: Literal["reported", "configured"] | None = Field(
-        None,
-        description="Where reported_model came from: the reply itself, or the lane's configuration when the "
-        "surface reports no model (Codex). Null in receipts before 0.14.",
-    )
-    answer_sha256: Sha256 | None = Field(None, description="SHA-256 of the graded answer text.")
-    captured_files: list[CapturedFileRecord] | None = Field(None, description="files capture only.")
-    skill_fired: bool | None = Field(None, description="discover delivery: did the skill fire. Never scored.")
-    side_calls: list[SideCall] | None = Field(None, description="Harness calls on other models.")
-    endpoint_attempts: Count | None = Field(None, description="Runner attempts for this draw's answer.")
-    harness_overhead: HarnessOverhead | None = Field(None, description="CLI surface: the harness's own tokens.")
+    index: Count
+    """0-based position of the draw in its arm."""
+    status: DrawStatus
+    """measured (it has a score) or lost (it has none; lost_reason says why)."""
+    lost_reason: str | None = None
+    """Why the draw is lost; null when measured."""
+    replaced: bool | None = None
+    """True on a lost draw whose call failed (no answer or score came back) and that a later measured draw of the
+    same arm replaced, so R-6 leaves it out; false or null when R-6 counts it (null before 0.15)."""
+    score: Score | None = None
+    """Mean of the valid judge samples, on the judge scale [0, 1]; null when lost."""
+    judge_samples: list[JudgeSample] = Field(default_factory=list)
+    """Every judge sample, valid and invalid, in reply order; empty for a draw lost before judging."""
+    checks: list[CheckResult] = Field(default_factory=list)
+    """Post-check results on the answer, never scored; empty when none ran."""
+    usage: Usage | None = None
+    """Generation tokens of this draw (the answer, not its judging); null when not reported."""
+    reported_model: str | None = None
+    """Model id the answering reply reported, verbatim (see model_source); null when none is known."""
+    served_model: str | None = None
+    """Server-side model id where the surface reports one apart from reported_model; else null."""
+    model_source: Literal["reported", "configured"] | None = None
+    """Where reported_model came from: reported (the reply named it) or configured (the lane's own id, where the
+    surface reports no model: Codex); null before 0.14 and for a draw with no model id."""
+    answer_sha256: Sha256 | None = None
+    """SHA-256 of the graded answer text; null when no answer was graded."""
+    captured_files: list[CapturedFileRecord] | None = None
+    """With files capture, every file the agent left in its working directory; null otherwise."""
+    skill_fired: bool | None = None
+    """With discover delivery, whether the skill fired, never scored; null otherwise."""
+    side_calls: list[SideCall] | None = None
+    """Harness calls on other models beside the answer; null when none were reported."""
+    endpoint_attempts: Count | None = None
+    """Runner attempts for this draw's answer, retries and timeouts in; null when not recorded."""
+    harness_overhead: HarnessOverhead | None = None
+    """The tokens, turns and cost the CLI harness reported beyond the prompt and skill; null off the CLI surface."""
 
 
 class Arm(_Model):
     """One arm of one case: every draw, in order."""
 
-    band_source: BandSource = Field(description="generation (2+ draws) or legacy (one draw, judge band).")
-    draws: list[Draw] = Field(description="Every draw, measured and lost.")
-    usage: Usage = Field(default_factory=Usage, description="Sum of the draws' generation usage.")
+    band_source: BandSource
+    """generation (2+ draws) or legacy (one draw, judge band)."""
+    draws: list[Draw]
+    """Every draw, measured and lost, in index order."""
+    usage: Usage = Field(default_factory=Usage)
+    """Sum of the draws' generation usage, field by field; a field is null when no draw reported it."""
 
 
 class CriterionSpec(_Model):
     """A weighted criterion as the suite gave it."""
 
     id: str
+    """The criterion's id in the suite."""
     weight: float = Field(gt=0)
+    """Its weight, a positive number: a sample's score is the weight of the criteria met over the total weight."""
     description: str
+    """The criterion's text, which the judge decides is met or not."""
 
 
 class Case(_Model):
     """One task of the suite, with both arms."""
 
-    id: str = Field(min_length=1, description="Case id, unique in the suite; diffs match on it.")
-    prompt_sha256: Sha256 | None = Field(None, description="SHA-256 of the prompt text.")
-    rubric_sha256: Sha256 | None = Field(
-        None, description="SHA-256 over prompt, rubric or criteria, and the judge template."
-    )
-    mode: Literal["rubric", "criteria"] | None = Field(None, description="How the judge grades it.")
-    criteria: list[CriterionSpec] | None = Field(None, description="Criteria mode: the criteria.")
-    threshold: Score | None = Field(None, description="Pass threshold on the judge scale.")
-    notices: list[str] = Field(default_factory=list, description="What this lane did not run, etc.")
-    stop_reason: str | None = Field(
-        None, description="Why drawing stopped for this case: the stopping rule's last word. Since 0.15."
-    )
-    with_skill: Arm = Field(description="The arm with SKILL.md supplied.")
-    baseline: Arm = Field(description="The arm with no skill text at all.")
+    id: str = Field(min_length=1)
+    """Case id, unique in the suite; diffs match on it."""
+    prompt_sha256: Sha256 | None = None
+    """SHA-256 of the prompt text; null when not recorded."""
+    rubric_sha256: Sha256 | None = None
+    """SHA-256 over prompt, rubric or criteria, and the judge template; null when not recorded."""
+    mode: Literal["rubric", "criteria"] | None = None
+    """How the judge grades it: one rubric, or criteria decided one by one; null when not recorded."""
+    criteria: list[CriterionSpec] | None = None
+    """Criteria mode: the criteria as the suite gave them; null in rubric mode."""
+    threshold: Score | None = None
+    """Pass threshold on the judge scale [0, 1]; null when the suite set none (then no outcome)."""
+    notices: list[str] = Field(default_factory=list)
+    """Plain-language notes on the case for this run, such as a check this lane could not run; empty when none."""
+    stop_reason: str | None = None
+    """Why drawing stopped for this case, the stopping rule's last word; null before 0.15 or if no run drew it."""
+    with_skill: Arm
+    """The arm with SKILL.md supplied."""
+    baseline: Arm
+    """The arm with no skill text at all."""
 
 
 class Lane(_Model):
     """Provider x surface, and the models requested and reported."""
 
-    provider: str = Field(description="anthropic, openai, stub, or the source tool of an import.")
-    surface: Surface = Field(description="api, cli, or none (stub, import).")
-    model_requested: str | None = Field(None, description="The model asked for.")
-    models_reported: list[str] = Field(default_factory=list, description="Unique, sorted reported ids.")
-    base_url: str | None = Field(None, description="Endpoint base URL when not the vendor default.")
+    provider: str
+    """anthropic, openai, stub, or the source tool of an import."""
+    surface: Surface
+    """api, cli, or none (stub, import)."""
+    model_requested: str | None = None
+    """The model asked for (the lane's default when none was given); null when not recorded."""
+    models_reported: list[str] = Field(default_factory=list)
+    """Unique, sorted ids the answering replies reported; empty when none did."""
+    base_url: str | None = None
+    """Endpoint base URL when not the vendor default; null for the vendor default."""
 
 
 class Harness(_Model):
     """The CLI that answered, with the version its binary printed when the run began."""
 
     name: str
+    """The harness that answered: claude-code or codex."""
     version: str | None = None
+    """The version its binary printed at the start of the run, never one a user typed; null when it printed none."""
 
 
 class RunSettings(_Model):
     """The command-line settings that shape results, as run."""
 
     draws_min: Count | None = None
+    """The fewest draws per arm the run was set to make; null when not recorded."""
     draws_max: Count | None = None
+    """The most draws per arm the stopping rule was allowed to make; null when not recorded."""
     judge_samples: Count | None = None
-    stopping_rule: str | None = Field(None, description="Id of the rule that ended drawing.")
+    """Judge samples requested per draw; null when not recorded."""
+    stopping_rule: str | None = None
+    """Id and parameters of the rule that ended drawing, settle-v2(...); null when not recorded."""
     concurrency: Count | None = None
+    """The most calls in flight at once; null when not recorded."""
     timeout_s: float | None = None
+    """Seconds one endpoint attempt may take (API: the whole attempt; CLI: one harness run); null for the stub."""
     max_retries: Count | None = None
+    """Retries allowed per call after its first attempt (API surface); null on the CLI surface and the stub."""
     delivery: Delivery | None = None
-    max_consecutive_failures: Count | None = Field(
-        None, description="Failed calls in a row after which the run stops with an error."
-    )
-    reference_sha256: Sha256 | None = Field(
-        None,
-        description="Seal of the receipt this run was drawn against (--reference): its with-skill arms are what "
-        "the stopping rule settled this run's with-skill arms against. Since 0.15.",
-    )
-    as_reference: bool | None = Field(
-        None, description="Drawn to the deeper rule of a stored reference receipt (--as-reference). Since 0.15."
-    )
+    """How the skill reached the model: system_prompt, or discover (draws record skill_fired); null if not recorded."""
+    max_consecutive_failures: Count | None = None
+    """Failed calls in a row after which the run stops with an error (0: never); null before 0.14."""
+    reference_sha256: Sha256 | None = None
+    """Seal of the receipt this run was drawn against (--reference), whose with-skill arms the stopping rule
+    settled this run's with-skill arms against; null when there was none (and before 0.15)."""
+    as_reference: bool | None = None
+    """True when drawn to the deeper rule of a reference receipt (--as-reference), else false; null before 0.15."""
 
 
 class Run(_Model):
     """What produced the numbers."""
 
     lane: Lane
-    harness: Harness | None = Field(None, description="CLI surface only.")
-    capture: Capture | None = Field(None, description="Which answer was graded.")
-    preset: str | None = Field(None, description="quick for a smoke run; a preset receipt is never TESTED.")
+    """The lane that generated the answers: provider and surface, the model asked for and the ids reported."""
+    harness: Harness | None = None
+    """The CLI harness that answered; null off the CLI surface."""
+    capture: Capture | None = None
+    """Which answer was graded: text (the reply) or files (the reply plus the agent's files); null when not recorded."""
+    preset: str | None = None
+    """The preset the run used, quick for a smoke run (never TESTED); null when it used none."""
     settings: RunSettings = Field(default_factory=RunSettings)
-    sampling: dict[str, Any] = Field(default_factory=dict, description="Sampling settings actually sent.")
+    """The settings that shape results (draws, judge samples, stopping rule, retries, delivery), as run."""
+    sampling: dict[str, Any] = Field(default_factory=dict)
+    """Sampling settings actually sent, keyed as sent; empty when none was sent."""
     started_at: str | None = None
+    """UTC ISO-8601 time the run began; null when not recorded."""
     finished_at: str | None = None
-    logical_calls: Count | None = Field(None, description="Generation and judge calls, one per call.")
-    endpoint_attempts: Count | None = Field(None, description="Runner attempts, retries and timeouts in.")
+    """UTC ISO-8601 time the run ended; null when not recorded."""
+    logical_calls: Count | None = None
+    """Generation and judge calls over the run, each counted once however many attempts; null when not recorded."""
+    endpoint_attempts: Count | None = None
+    """Runner attempts over the run, retries and timeouts in (0 on the stub); null when not recorded."""
 
 
 class Skill(_Model):
     """The SKILL.md measured."""
 
     path: str
-    sha256: Sha256
+    """Path of the SKILL.md measured, relative to the repository where it was run."""
+    sha256: Sha256 = Field(description="SHA-256 of the SKILL.md text measured.")
     chars: Count
-    tokens: Count = Field(description="ceil(chars / 4), a coarse estimate.")
+    """Length of the SKILL.md in characters."""
+    tokens: Count
+    """ceil(chars / 4), a coarse estimate."""
 
 
 class Suite(_Model):
     """The test set."""
 
     path: str | None = None
+    """Path of the suite file or directory; null when not recorded."""
     sha256: Sha256 | None = None
-    format: str | None = Field(None, description="native, skill-creator, caliper, ...")
+    """SHA-256 of the suite file's bytes; null when not recorded."""
+    format: str | None = None
+    """The suite's format: native, skill-creator, caliper, ...; null when not recorded."""
     name: str | None = None
-    notices: list[str] = Field(
-        default_factory=list,
-        description="What the run did not run of the suite as written: tasks left out, keys not run on this lane.",
-    )
+    """The suite's own name; null when it gives none."""
+    notices: list[str] = Field(default_factory=list)
+    """What the run did not run of the suite as written (tasks left out, keys this lane cannot run); empty if none."""
 
 
 class Judge(_Model):
     """The one fixed judge."""
 
     provider: str
+    """The judge's provider: anthropic, openai or stub."""
     surface: Surface
+    """The judge's surface: api, cli, or none (stub)."""
     model_requested: str | None = None
-    models_reported: list[str] = Field(default_factory=list, description="Unique, sorted.")
-    sampling: dict[str, Any] = Field(default_factory=dict, description="As sent.")
+    """The judge model asked for; null when not recorded."""
+    models_reported: list[str] = Field(default_factory=list)
+    """Unique, sorted ids the judge replies reported; empty when none did."""
+    sampling: dict[str, Any] = Field(default_factory=dict)
+    """Sampling settings sent to the judge, as sent; empty when none was sent."""
     template_version: str | None = None
+    """Version label of the judge prompt template (judge-v1); null when not recorded."""
     template_sha256: Sha256 | None = None
+    """SHA-256 over the judge template's version, both templates and the criterion line; null when not recorded."""
     grading_code_sha256: Sha256 | None = None
+    """SHA-256 of the code on the grading path (template, parsing, identity check); null when not recorded."""
     base_url: str | None = None
+    """The judge endpoint's base URL when not the vendor default; null for the vendor default."""
 
 
 class Counts(_Model):
     """What the counts count. Written only where the data establishes them; unknown stays null."""
 
     draws_per_arm_min: Count | None = None
+    """The fewest draws made (measured, lost or replaced) in any arm; null when unknown, never 1."""
     draws_per_arm_max: Count | None = None
+    """The most draws made (measured, lost or replaced) in any arm; null when unknown, never 1."""
     judge_samples_per_draw: Count | None = None
+    """Judge samples requested for each draw, when the same for every draw; null when unknown, never 1."""
 
 
 class Price(_Model):
     """USD per million tokens, frozen into the receipt."""
 
     input_per_mtok: float = Field(ge=0)
+    """USD per million input tokens."""
     output_per_mtok: float = Field(ge=0)
+    """USD per million output tokens."""
     cache_read_per_mtok: float | None = Field(None, ge=0)
+    """USD per million cache-read tokens; null when the table gives none (they are priced at the input rate)."""
     cache_write_per_mtok: float | None = Field(None, ge=0)
-    source: str = Field(description="bundled price table date, or the override file.")
+    """USD per million cache-write tokens; null when the table gives none (they are priced at the input rate)."""
+    source: str
+    """Where the price came from (the dated bundled price table or the --price-table file) and the entry matched."""
 
 
 class JudgeOverhead(_Model):
     """What grading cost, kept apart from every figure about the skill. A floor."""
 
     model: str | None = None
+    """The judge model the price applies to; null when not recorded."""
     price: Price | None = None
+    """The judge's price, frozen at run time; null when the price table has no entry for the judge model."""
     usage: Usage = Field(default_factory=Usage)
+    """Usage the answered judge samples reported, each judged draw once; retried attempts are not in it."""
     cost_usd: float | None = None
+    """usage priced at price, in USD; null without a price."""
     judged_draws_counted: Count | None = None
+    """Judged draws whose samples reported usage, the draws usage counts; null when not recorded."""
     judged_draws_missing_usage: Count | None = None
+    """Judged draws whose samples reported no usage to count; null when not recorded."""
 
 
 class ArmUsage(_Model):
     """Generation usage per arm."""
 
     with_skill: Usage = Field(default_factory=Usage)
+    """Generation usage of every with_skill draw, summed over the cases."""
     baseline: Usage = Field(default_factory=Usage)
+    """Generation usage of every baseline draw, summed over the cases."""
 
 
 class Economics(_Model):
     """Tokens and money."""
 
     generation: ArmUsage = Field(default_factory=ArmUsage)
+    """Generation usage per arm, summed over the cases."""
     judge_overhead: JudgeOverhead = Field(default_factory=JudgeOverhead)
+    """What grading cost, kept apart from every figure about the skill."""
 
 
 class Transcripts(_Model):
     """The answers archive kept with --keep-transcripts."""
 
     path: str
-    sha256: Sha256
+    """File name of the answers archive (<receipt stem>.answers.jsonl), relative to the receipt."""
+    sha256: Sha256 = Field(description="SHA-256 of the answers archive's bytes.")
 
 
 class Tool(_Model):
     """The tool that wrote the receipt."""
 
     name: str
+    """Name of the program that wrote the receipt: driftproof for this implementation."""
     version: str
+    """That program's version string."""
 
 
 class Source(_Model):
     """For imports: what the receipt was converted from."""
 
     harness: str | None = None
+    """The tool that produced the original results; null when not recorded."""
     version: str | None = None
+    """That tool's version; null when the source did not record it."""
     document: str | None = None
+    """The document the receipt was converted from (path or name); null when not recorded."""
     document_sha256: Sha256 | None = None
-    unknown: list[str] = Field(default_factory=list, description="What the source did not record.")
+    """SHA-256 of that document; null when not recorded."""
+    unknown: list[str] = Field(default_factory=list)
+    """What the source did not record, each left unknown rather than given a default; empty when none."""
 
 
 class Seal(_Model):
     """SHA-256 of the canonical JSON of the receipt without ``seal``."""
 
     algorithm: Literal["sha256"] = "sha256"
-    sha256: Sha256
+    """The seal's hash algorithm; only sha256 exists."""
+    sha256: Sha256 = Field(description="SHA-256 of the canonical JSON of the receipt without its seal key.")
 
 
 class Receipt(_Model):
     """A sealed receipt at schema version ``SCHEMA_VERSION``."""
 
-    schema_version: Literal["0.13", "0.14", "0.15"] = Field(
-        description="The schema this receipt validates against; written only as SCHEMA_VERSION."
-    )
+    schema_version: Literal["0.13", "0.14", "0.15"]
+    """The schema this receipt validates against; written only as SCHEMA_VERSION."""
     tool: Tool
-    created_at: str | None = Field(None, description="UTC ISO-8601 time the receipt was written.")
-    verification: Verification = Field(description="UNVERIFIED, DECLARED or TESTED. FORMAL is refused.")
-    verification_reason: str | None = Field(None, description="Why the level is below TESTED.")
+    """The program that wrote the receipt."""
+    created_at: str | None = None
+    """UTC ISO-8601 time the receipt was written; null when not recorded."""
+    verification: Verification
+    """The verification level: UNVERIFIED, DECLARED or TESTED (FORMAL is never written, refused on read)."""
+    verification_reason: str | None = None
+    """Why the level is below TESTED; null at TESTED."""
     uncertainty_unavailable: Literal["aggregates_only"] | None = None
+    """aggregates_only on an import whose source printed no per-run score (no verdict, band or lift); else null."""
     run: Run
+    """What produced the numbers: lane, harness, capture mode, preset, settings and call counts."""
     skill: Skill | None = None
+    """The SKILL.md measured; null when the receipt has no skill file (some imports), and then no lift per 1k."""
     suite: Suite
+    """The test set the cases came from."""
     judge: Judge | None = None
+    """The one fixed judge; null when no judge ran here (an import that records none)."""
     counts: Counts = Field(default_factory=Counts)
+    """Draws per arm and judge samples per draw, each only where the data establishes it."""
     cases: list[Case]
+    """Every case, in suite order; case ids are unique within a receipt."""
     economics: Economics = Field(default_factory=Economics)
+    """Generation tokens per arm, and the judge's overhead held apart from every figure about the skill."""
     transcripts: Transcripts | None = None
+    """The answers archive (--keep-transcripts); null when the run kept none."""
     source: Source | None = None
+    """For imports, what the receipt was converted from; null for a receipt Driftproof measured."""
     source_figures: dict[str, Any] | None = None
+    """For aggregates-only imports, the figures as the source printed them, never read as scores; else null."""
     seal: Seal
+    """SHA-256 of the canonical JSON of the receipt without its seal key."""
 
     @model_validator(mode="after")
     def _preset_never_tested(self, info: ValidationInfo) -> Receipt:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import jsonschema
 import pytest
+from pydantic import BaseModel
 
-from driftproof.core.models import SCHEMA_VERSION
+from driftproof.core import models
+from driftproof.core.models import SCHEMA_VERSION, Sha256
 from driftproof.core.schema import receipt_schema, schema_id
 from driftproof.core.seal import sealed
 from driftproof.errors import ReceiptError
@@ -144,3 +146,30 @@ def test_a_receipt_written_at_0_14_reads_against_its_own_frozen_schema() -> None
 def test_the_current_schema_accepts_only_the_current_version(good: dict[str, Any]) -> None:
     refuse({**good, "schema_version": "0.13"}, r"schema 0\.13")  # a 0.15 document is not a 0.13 one
     assert receipt_schema()["properties"]["schema_version"]["const"] == SCHEMA_VERSION
+
+
+#: What a bare ``Sha256`` field inherits from its type: it names the format, not what the field holds.
+TYPE_ONLY = get_args(Sha256)[1].description
+
+
+def _undescribed(schema: dict[str, Any]) -> list[str]:
+    """Every property, at the top level and in each of ``$defs``, with no description of its own."""
+    objects = {"Receipt": schema, **schema["$defs"]}
+    return [
+        f"{name}.{key}"
+        for name, obj in objects.items()
+        for key, prop in obj.get("properties", {}).items()
+        if not str(prop.get("description", "")).strip() or prop.get("description") == TYPE_ONLY
+    ]
+
+
+def test_every_field_of_every_receipt_object_is_described() -> None:
+    schema = receipt_schema()
+    walked = {"Receipt", *(name for name, d in schema["$defs"].items() if "properties" in d)}
+    defined = {
+        name
+        for name, obj in vars(models).items()
+        if isinstance(obj, type) and issubclass(obj, BaseModel) and obj.__module__ == models.__name__
+    }
+    assert walked == defined - {"_Model"}  # the walk reaches every model in core/models.py, not just the top level
+    assert _undescribed(schema) == []
