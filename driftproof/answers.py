@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from driftproof.checks import run_checks
-from driftproof.core.build import lost_draw, measured_draw, sha256_text
+from driftproof.core.build import lost_draw, measured_draw
 from driftproof.core.models import Draw, JudgeSample
+from driftproof.core.seal import sha256_text
 from driftproof.journal import AnswerRecord, DrawResult, SampleRecord
 from driftproof.judge import parse_reply
 from driftproof.lanes.base import Generation

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from driftproof import judge as judge_module
 from driftproof._version import __version__
-from driftproof.core.build import arm_of, sha256_text, sum_usage
+from driftproof.core import economics
+from driftproof.core.build import arm_of
+from driftproof.core.economics import sum_usage
 from driftproof.core.models import Arm, Price, Receipt, Usage
 from driftproof.core.rounds import replaced_flags
+from driftproof.core.seal import seal_receipt, sha256_text
+from driftproof.core.verification import verify
+from driftproof.core.words import Verification
 from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, is_requested_judge, rubric_hash
 from driftproof.lanes.base import Lane
-from driftproof.prices import cost
-from driftproof.receipts import seal_receipt
 from driftproof.runner import ARMS, Runner, RunOptions
 
 #: SHA-256 of the code on the grading path (the judge module: template, parsing, identity check).
@@ -48,30 +50,20 @@ class RunContext:
     """Drawn to the deeper rule of a stored reference receipt (``--as-reference``)."""
 
 
-def verification(runner: Runner, ctx: RunContext) -> tuple[str, str | None]:
-    """TESTED only on a real lane, no preset, every returned judge sample reporting the requested judge.
-
-    A sample whose call failed (timed out, or an error after its retries) returned no reply: it is a missing
-    sample, out of its draw's mean, and has no identity to check. One timeout must not void a verdict.
-    """
-    if ctx.preset is not None:
-        return "UNVERIFIED", f"smoke run (preset {ctx.preset})"
-    if ctx.lane.provider == "stub" or ctx.judge.provider == "stub":
-        return "UNVERIFIED", "stub lane: no model answered or judged"
-    samples = [
-        s
+def verification(runner: Runner, ctx: RunContext) -> tuple[Verification, str | None]:
+    """The run's level (`core.verification.verify`) over every judge sample that returned a reply."""
+    returned = [
+        s.reported_model
         for case in runner.results
         for arm in ARMS
         for r in case[arm].values()
         for s in r.draw.judge_samples
         if s.returned is not False
     ]
-    if not samples:
-        return "UNVERIFIED", "no judge sample was returned"
-    for s in samples:
-        if not is_requested_judge(ctx.judge_model, s.reported_model):
-            return "UNVERIFIED", f"a judge sample reported {s.reported_model!r}, not the requested {ctx.judge_model!r}"
-    return "TESTED", None
+    matches = [is_requested_judge(ctx.judge_model, reported) for reported in returned]
+    first = next((m for m, ok in zip(returned, matches, strict=True) if not ok), None)
+    mismatch = f"a judge sample reported {first!r}, not the requested {ctx.judge_model!r}"
+    return verify(ctx.preset, ctx.lane.provider, ctx.judge.provider, matches, mismatch)
 
 
 def _arm(runner: Runner, ci: int, arm: str) -> Arm:
@@ -85,29 +77,15 @@ def _arm(runner: Runner, ci: int, arm: str) -> Arm:
 
 
 def judge_overhead(runner: Runner, ctx: RunContext) -> dict[str, Any]:
-    """Grading cost over every draw sent to the judge, each once: a floor (answered samples' usage only)."""
-    counted = missing = 0
-    usages: list[Usage | None] = []
-    for case in runner.results:
-        for arm in ARMS:
-            for result in case[arm].values():
-                if not result.judged:
-                    continue
-                reported = [s.usage for s in result.draw.judge_samples if s.usage is not None]
-                if reported:
-                    counted += 1
-                    usages.extend(reported)
-                else:
-                    missing += 1
-    usage = sum_usage(usages)
-    return {
-        "model": ctx.judge_model,
-        "price": ctx.price.model_dump(mode="json") if ctx.price else None,
-        "usage": usage.model_dump(mode="json"),
-        "cost_usd": cost(usage, ctx.price),
-        "judged_draws_counted": counted,
-        "judged_draws_missing_usage": missing,
-    }
+    """Grading cost over every draw sent to the judge, each once (`core.economics.judge_overhead`)."""
+    judged = [
+        [s.usage for s in result.draw.judge_samples if s.usage is not None]
+        for case in runner.results
+        for arm in ARMS
+        for result in case[arm].values()
+        if result.judged
+    ]
+    return economics.judge_overhead(ctx.judge_model, ctx.price, judged).model_dump(mode="json")
 
 
 def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
@@ -136,7 +114,7 @@ def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
             "path": ctx.skill_path,
             "sha256": sha256_text(ctx.skill_text),
             "chars": chars,
-            "tokens": math.ceil(chars / 4),
+            "tokens": economics.estimate_tokens(ctx.skill_text),
         }
     rule = ctx.options.rule
     body: dict[str, Any] = {

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from driftproof.bounded import INPUT, found, load_json_bytes, read_capped
-from driftproof.core.models import Price, Usage
+from driftproof.core.models import Price
 from driftproof.errors import InputError
 
 TABLE_DATE = "2026-11-01"
@@ -77,18 +77,3 @@ def _read_table(path: Path) -> dict[str, Any]:
     if not isinstance(loaded, dict):
         raise InputError(f"{path}: a price table maps model ids to prices, found {found(loaded)}")
     return loaded
-
-
-def cost(usage: Usage, price: Price | None) -> float | None:
-    """USD for a usage at a price; ``None`` without a price.
-
-    >>> price = Price(input_per_mtok=1, output_per_mtok=5, source="t")
-    >>> cost(Usage(input_tokens=1_000_000, output_tokens=200_000), price)  # 1 + 0.2 * 5
-    2.0
-    """
-    if price is None:
-        return None
-    total = (usage.input_tokens or 0) * price.input_per_mtok + (usage.output_tokens or 0) * price.output_per_mtok
-    total += (usage.cache_read_tokens or 0) * (price.cache_read_per_mtok or price.input_per_mtok)
-    total += (usage.cache_write_tokens or 0) * (price.cache_write_per_mtok or price.input_per_mtok)
-    return round(total / 1_000_000, 8)

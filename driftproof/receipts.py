@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from driftproof.atomic import write_together
 from driftproof.bounded import RECEIPT, load_json_bytes, read_capped
-from driftproof.core.models import READ_RESTAMPED_SMOKE, SCHEMA_VERSION, Receipt, Seal
-from driftproof.core.seal import check_seal, sealed
+from driftproof.core.models import READ_RESTAMPED_SMOKE, Receipt
+from driftproof.core.seal import check_seal
 from driftproof.errors import ReceiptError
 from driftproof.resources import known_schema_versions, schema_file
 from driftproof.safe_text import shorten, shorten_quoted
@@ -183,16 +183,6 @@ def load_receipt_bytes(raw: bytes, source: str, *, read_restamped_smoke: bool = 
         doc = parse_document(raw, source)
         check_document(doc, source, read_restamped_smoke=read_restamped_smoke)
         return to_model(doc, source, read_restamped_smoke=read_restamped_smoke)
-
-
-_PLACEHOLDER = {"algorithm": "sha256", "sha256": "0" * 64}
-
-
-def seal_receipt(body: dict[str, Any]) -> Receipt:
-    """Complete a receipt body through the models, seal its full JSON form, and return the model."""
-    draft = to_model({**body, "schema_version": SCHEMA_VERSION, "seal": _PLACEHOLDER}, "new receipt")
-    doc = sealed(draft.model_dump(mode="json"))
-    return draft.model_copy(update={"seal": Seal.model_validate(doc["seal"])})
 
 
 def receipt_json(receipt: Receipt) -> str:

@@ -5,7 +5,6 @@ Shared by the CLI and the Action. Everything a user can get wrong is an ``InputE
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -18,6 +17,7 @@ from typing import Any
 from driftproof.assemble import RunContext, build_receipt
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.models import Receipt
+from driftproof.core.seal import sha256_text
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
 from driftproof.core.words import Capture, Delivery, Provider, Surface
 from driftproof.errors import InputError, RunStopped
@@ -395,4 +395,4 @@ def _transcripts(runner: Runner, out: Path) -> tuple[dict[Path, str], dict[str, 
                 lines.append(json.dumps(entry, ensure_ascii=False, sort_keys=True))
     path = out.with_name(out.stem + ".answers.jsonl")
     text = "\n".join(lines) + "\n"
-    return {path: text}, {"path": path.name, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+    return {path: text}, {"path": path.name, "sha256": sha256_text(text)}

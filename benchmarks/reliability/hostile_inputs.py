@@ -77,7 +77,8 @@ def _hostile_arm(with_lost: bool) -> dict[str, Any]:
 
 def hostile_receipt(*, tested: bool, shift: float = 0.0) -> str:
     """A sealed receipt (file text) with hostile content in every string field a report shows."""
-    from driftproof.receipts import receipt_json, seal_receipt
+    from driftproof.core.seal import seal_receipt
+    from driftproof.receipts import receipt_json
 
     cases = []
     for cid in (hostile("ci"), hostile("cb"), "plain-case"):
@@ -199,6 +200,6 @@ def stored_receipt(case_ids: tuple[str, ...], judge: Mapping[str, Any]) -> bytes
     doc = built.model_dump(mode="json")
     doc["run"]["lane"]["models_reported"] = [hostile("mp")]
     doc["suite"]["name"] = hostile("sn")
-    from driftproof.receipts import seal_receipt
+    from driftproof.core.seal import seal_receipt
 
     return receipt_json(seal_receipt({k: v for k, v in doc.items() if k not in ("seal", "schema_version")})).encode()

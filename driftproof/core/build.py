@@ -5,22 +5,13 @@ Used by the runner and by tests; pure (no I/O, no clock).
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Sequence
 
 from driftproof.core.bands import mean
+from driftproof.core.economics import sum_usage
 from driftproof.core.models import Arm, CheckResult, Draw, JudgeSample, Usage
 from driftproof.core.words import BandSource, DrawStatus
-
-
-def sha256_text(text: str) -> str:
-    """SHA-256 hex of UTF-8 text.
-
-    >>> sha256_text("")[:12]
-    'e3b0c44298fc'
-    """
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def measured_draw(
@@ -82,20 +73,6 @@ def no_valid_sample_reason(samples: Sequence[JudgeSample]) -> str:
 def lost_draw(index: int, reason: str, **extra: object) -> Draw:
     """A lost draw with its reason."""
     return Draw.model_validate({"index": index, "status": DrawStatus.LOST, "lost_reason": reason, **extra})
-
-
-def sum_usage(usages: Sequence[Usage | None]) -> Usage:
-    """Add usages field by field; a field stays null when no usage reported it.
-
-    >>> sum_usage([Usage(input_tokens=3), Usage(input_tokens=4, output_tokens=1), None]).input_tokens
-    7
-    """
-    fields = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd")
-    totals: dict[str, float | int | None] = {}
-    for name in fields:
-        values = [getattr(u, name) for u in usages if u is not None and getattr(u, name) is not None]
-        totals[name] = sum(values) if values else None
-    return Usage.model_validate(totals)
 
 
 def arm_of(draws: Sequence[Draw]) -> Arm:

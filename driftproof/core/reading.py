@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from driftproof.core.bands import mean, sample_sd
 from driftproof.core.compare import ArmEvidence, Comparison, compare
+from driftproof.core.economics import CHARS_PER_TOKEN
 from driftproof.core.models import Arm, Case, Receipt
 from driftproof.core.wide_band import WideBand, wide_band
 from driftproof.core.words import (
@@ -46,12 +47,12 @@ def evidence(arm: Arm) -> ArmEvidence:
 
 
 def skill_tokens(chars: int) -> int:
-    """ceil(chars ÷ 4), the coarse token estimate of a SKILL.md.
+    """ceil(chars ÷ 4), the coarse token estimate of a SKILL.md of ``chars`` characters (`estimate_tokens`).
 
     >>> skill_tokens(1601)
     401
     """
-    return math.ceil(chars / 4)
+    return math.ceil(chars / CHARS_PER_TOKEN)
 
 
 def lift_per_1k(lift: float | None, tokens: int | None) -> float | None:

@@ -14,6 +14,17 @@ import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from driftproof.core.models import SCHEMA_VERSION, Receipt, Seal
+
+
+def sha256_text(text: str) -> str:
+    """SHA-256 hex of UTF-8 text: how a receipt fingerprints a skill, a prompt, an answer or a template.
+
+    >>> sha256_text("")[:12]
+    'e3b0c44298fc'
+    """
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
 
 def canonical_json(value: Any) -> bytes:
     """The canonical UTF-8 bytes of a JSON value.
@@ -61,3 +72,14 @@ def check_seal(document: Mapping[str, Any]) -> SealCheck:
     expected = seal.get("sha256") if isinstance(seal, Mapping) else None
     actual = compute_seal(document)
     return SealCheck(ok=expected == actual, expected=expected if isinstance(expected, str) else None, actual=actual)
+
+
+_PLACEHOLDER = {"algorithm": "sha256", "sha256": "0" * 64}
+
+
+def seal_receipt(body: Mapping[str, Any]) -> Receipt:
+    """A receipt body (everything but ``schema_version`` and ``seal``) completed through the models at the current
+    schema version, its full JSON form sealed; a body the models refuse raises pydantic's ``ValidationError``."""
+    draft = Receipt.model_validate({**body, "schema_version": SCHEMA_VERSION, "seal": _PLACEHOLDER})
+    doc = sealed(draft.model_dump(mode="json"))
+    return draft.model_copy(update={"seal": Seal.model_validate(doc["seal"])})

@@ -26,12 +26,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from driftproof.core.economics import estimate_tokens
 from driftproof.core.models import SideCall, Usage
 from driftproof.core.words import Capture, Delivery, Provider, Surface
 from driftproof.credentials import credential_names
 from driftproof.errors import LaneError
 from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, kind_of_status
-from driftproof.lanes.cli import CliLane, json_lines, slug, tokens_estimate
+from driftproof.lanes.cli import CliLane, json_lines, slug
 from driftproof.lanes.failures import one_line
 from driftproof.lanes.process import DrawDirs, ProcessResult
 
@@ -285,7 +286,7 @@ def _overhead(final: dict[str, Any] | None, usage: Usage | None, request: Genera
     reported = None
     if usage is not None and usage.input_tokens is not None:
         reported = usage.input_tokens + (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
-    estimate = tokens_estimate(request.prompt, request.system)
+    estimate = estimate_tokens(request.prompt, request.system)
     last: dict[str, Any] = final or {}
     return {
         "input_tokens_reported": reported,

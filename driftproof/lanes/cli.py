@@ -10,7 +10,6 @@ Nothing here raises for a failed draw: the lanes turn a `ProcessResult` into a l
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import weakref
@@ -75,15 +74,6 @@ def install_skill(skills_root: Path, skill_text: str) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "SKILL.md").write_text(skill_text, encoding="utf-8")
     return name
-
-
-def tokens_estimate(*texts: str | None) -> int:
-    """ceil(chars / 4) over ``texts``: the coarse yardstick the receipt uses for skill tokens.
-
-    >>> tokens_estimate("abcde", None)
-    2
-    """
-    return math.ceil(sum(len(t) for t in texts if t) / 4)
 
 
 def assess(gen: Generation, work: Path | None) -> Generation:

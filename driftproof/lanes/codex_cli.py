@@ -35,12 +35,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from driftproof.core.economics import estimate_tokens
 from driftproof.core.models import Usage
 from driftproof.core.words import Capture, Delivery, Provider, Surface
 from driftproof.credentials import credential_names
 from driftproof.errors import LaneError
 from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, kind_of_status
-from driftproof.lanes.cli import CliLane, json_lines, tokens_estimate
+from driftproof.lanes.cli import CliLane, json_lines
 from driftproof.lanes.failures import one_line
 from driftproof.lanes.process import DrawDirs, ProcessResult
 
@@ -297,7 +298,7 @@ def _fired(items: list[dict[str, Any]], skill: str) -> bool:
 def _overhead(raw: Mapping[str, Any] | None, request: GenerationRequest) -> dict[str, Any]:
     """What Codex added beyond the prompt and skill, as its usage reports it (its preamble is large)."""
     reported = _count(raw, "input_tokens") if raw else None
-    estimate = tokens_estimate(request.prompt, request.system)
+    estimate = estimate_tokens(request.prompt, request.system)
     return {
         "input_tokens_reported": reported,
         "prompt_tokens_estimate": estimate,

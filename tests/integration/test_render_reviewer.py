@@ -15,6 +15,7 @@ from driftproof.core.decision import decide
 from driftproof.core.diff import diff
 from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
+from driftproof.core.seal import seal_receipt
 from driftproof.core.words import (
     DIFFERENT_JUDGES,
     DIFFERENT_PROVIDERS,
@@ -22,7 +23,6 @@ from driftproof.core.words import (
     NOT_ENOUGH_DRAWS,
     SMOKE_RUN,
 )
-from driftproof.receipts import seal_receipt
 from driftproof.render import render_diff, render_first_run, render_summary, render_view
 from tests.support.builders import receipt, seven
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from driftproof.core.build import arm_of, lost_draw, measured_draw, sha256_text
+from driftproof.core.build import arm_of, lost_draw, measured_draw
 from driftproof.core.models import Arm, JudgeSample, Receipt
+from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.words import BandSource
-from driftproof.receipts import seal_receipt
 
 #: A draw given as a score (one judge sample of that score per ``samples``) or ``None`` for a lost draw.
 DrawSpec = float | None

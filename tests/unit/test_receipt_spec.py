@@ -25,7 +25,7 @@ from driftproof.core.export import diff_json, view_json
 from driftproof.core.models import SCHEMA_VERSION, JudgeSample
 from driftproof.core.reading import read_receipt
 from driftproof.core.schema import schema_id
-from driftproof.receipts import seal_receipt
+from driftproof.core.seal import seal_receipt
 from tests.support.builders import arm, legacy_arm, receipt
 
 ROOT = Path(__file__).resolve().parents[2]

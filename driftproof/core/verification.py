@@ -1,0 +1,41 @@
+"""How far a receipt's numbers can be trusted: the verification level of a run and the reason it is not higher.
+
+``TESTED`` needs a real lane and a real judge, no preset, and every returned judge sample reporting the judge
+that was asked for. ``DECLARED`` is for figures a source printed (imports); it never earns a verdict.
+``FORMAL`` is reserved and refused on read.
+
+>>> verify(None, "anthropic", "anthropic", [True, True])
+(<Verification.TESTED: 'TESTED'>, None)
+>>> verify("quick", "anthropic", "anthropic", [True])[1]
+'smoke run (preset quick)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from driftproof.core.words import Provider, Verification
+
+
+def verify(
+    preset: str | None,
+    lane_provider: str,
+    judge_provider: str,
+    samples_match: Sequence[bool],
+    mismatch: str | None = None,
+) -> tuple[Verification, str | None]:
+    """The level of a run and why it is not ``TESTED``.
+
+    ``samples_match`` holds, for each judge sample that returned a reply, whether it reported the requested
+    judge; a sample whose call failed returned nothing, is out of its draw's mean and has no identity to check
+    (one timeout must not void a verdict). ``mismatch`` words the first sample that did not match.
+    """
+    if preset is not None:
+        return Verification.UNVERIFIED, f"smoke run (preset {preset})"
+    if Provider.STUB in (lane_provider, judge_provider):
+        return Verification.UNVERIFIED, "stub lane: no model answered or judged"
+    if not samples_match:
+        return Verification.UNVERIFIED, "no judge sample was returned"
+    if not all(samples_match):
+        return Verification.UNVERIFIED, mismatch or "a judge sample reported another judge than the requested one"
+    return Verification.TESTED, None
