@@ -42,8 +42,8 @@ with FakeLLMServer(responder, delay_s=float(sys.argv[2])) as server:
 def run(
     provider: str, suite: Path, concurrency: int, env: dict[str, str], delay: float = 0.0
 ) -> tuple[float, float, int]:
-    import driftproof.run_suite as rs
-    from driftproof.run_suite import RunRequest, run_suite
+    import driftproof.run as rs
+    from driftproof.run import RunRequest, run_suite
 
     if provider == "stub" and delay:  # the runner alone: a stub lane that waits like the server does
         from driftproof.lanes.base import Generation, GenerationRequest

@@ -9,7 +9,7 @@ sample), so both engines see the same scores whatever order the calls run in.
 The engines run the Action's question: the store job's run of the default branch (``driftproof run
 --as-reference``), the pull request's run against it (``driftproof run --reference``), then ``driftproof diff``.
 
-- ``tool``: exactly that, through ``driftproof.run_suite.run_suite`` with a `SimLane` for the answers and the
+- ``tool``: exactly that, through ``driftproof.run.run_suite`` with a `SimLane` for the answers and the
   judge (the runner, its journal, judge parsing, receipt assembly, the seal, files on disk), then ``diff`` of
   the two receipts as loaded back. Slow: about a second per pair.
 - ``core``: the same decisions, fast: the stopping rule the runner calls (``core.rounds.next_draws``) round by

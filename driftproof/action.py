@@ -25,7 +25,6 @@ import httpx
 
 from driftproof.action_config import ActionConfig, Activity, decide_activity
 from driftproof.atomic import write_text
-from driftproof.badge import write_badge
 from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
 from driftproof.core.models import Receipt
@@ -56,7 +55,7 @@ from driftproof.github import (
     write_outputs,
 )
 from driftproof.markdown import band_text, md
-from driftproof.receipts import load_receipt_bytes
+from driftproof.receipts import load_receipt_bytes, write_badge
 from driftproof.render import (
     first_run_sentence,
     render_diff,
@@ -65,7 +64,7 @@ from driftproof.render import (
     render_summary,
     render_view,
 )
-from driftproof.run_suite import RunRequest, run_suite
+from driftproof.run import RunRequest, run_suite
 from driftproof.safe_text import clip_lines, one_line, printable
 
 __all__ = ["OUTPUTS", "main", "run"]

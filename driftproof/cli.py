@@ -84,9 +84,8 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _cmd_badge(args: argparse.Namespace) -> int:
-    from driftproof.badge import badge_text, write_badge
     from driftproof.core.reading import read_receipt
-    from driftproof.receipts import load_receipt
+    from driftproof.receipts import badge_text, load_receipt, write_badge
 
     reading = read_receipt(load_receipt(args.receipt, read_restamped_smoke=True))
     if args.output:
@@ -110,7 +109,7 @@ def gate_exit(status: Status, fail_on: FailOn) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from driftproof.run_suite import RunRequest, run_suite
+    from driftproof.run import RunRequest, run_suite
     from driftproof.terminal import print_quick, print_run_summary
 
     request = RunRequest(

@@ -14,7 +14,7 @@ from driftproof.core.reading import read_receipt
 from driftproof.core.words import Provider
 from driftproof.render import render_diff, render_view
 from driftproof.resources import data_dir
-from driftproof.run_suite import RunRequest, run_suite
+from driftproof.run import RunRequest, run_suite
 from driftproof.terminal import print_run_summary
 
 

@@ -1,4 +1,5 @@
-"""Reading and writing receipt files: JSON, schema of the receipt's own version, seal, atomic write."""
+"""Receipt files in and out: JSON, the schema of the receipt's own version, the seal, atomic writes, and the
+badge JSON written from a receipt."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from driftproof.atomic import write_together
+from driftproof.atomic import write_text, write_together
 from driftproof.bounded import RECEIPT, load_json_bytes, read_capped
+from driftproof.core.badge import badge_json
 from driftproof.core.models import READ_RESTAMPED_SMOKE, Receipt
+from driftproof.core.reading import ReceiptReading
 from driftproof.core.seal import check_seal
 from driftproof.errors import ReceiptError
 from driftproof.resources import known_schema_versions, schema_file
@@ -223,4 +226,19 @@ def write_receipt(receipt: Receipt, path: Path | str, *, beside: Mapping[Path, s
     check_document(doc, str(path))
     files = {p: text.encode("utf-8") for p, text in (beside or {}).items()}
     write_together({**files, path: receipt_json(receipt).encode("utf-8")})
+    return path
+
+
+def badge_text(reading: ReceiptReading) -> str:
+    """The shields.io endpoint JSON of a receipt (decided in `driftproof.core.badge`) as file text: one line."""
+    return json.dumps(badge_json(reading), ensure_ascii=False) + "\n"
+
+
+def write_badge(reading: ReceiptReading, path: Path) -> Path:
+    """Write the badge JSON of ``reading`` to ``path`` atomically; return the path.
+
+    Serve the file from the default branch (``raw.githubusercontent.com``) and point
+    ``https://img.shields.io/endpoint?url=...`` at it; never publish it from a pull request's run.
+    """
+    write_text(path, badge_text(reading))
     return path

@@ -5,7 +5,7 @@ call. A case needs a rubric or at least one criterion; an empty criteria list is
 suite this lane does not run (a Caliper task left out, an ``assert:`` not run, attached files not supplied)
 becomes a notice: ``Suite.notices`` for the suite, ``SuiteCase.notices`` for a case; ``notice_lines`` prints
 them before the first call and the receipt keeps them. The native format's models live in
-:mod:`driftproof._native_suite`; this module is the public face.
+:mod:`driftproof.native_suite`; this module is the public face.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from driftproof._native_suite import CASE_ID, MAX_CRITERIA, MAX_TEXT, CheckSpec, SuiteIn, explain
 from driftproof.bounded import INPUT, decode, found, load_data, read_capped
 from driftproof.errors import InputError
+from driftproof.native_suite import CASE_ID, MAX_CRITERIA, MAX_TEXT, CheckSpec, SuiteIn, explain
 
 __all__ = ["CheckSpec", "Criterion", "Suite", "SuiteCase", "load_suite", "notice_lines", "read_skill"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from driftproof.core.decision import needed_draws, signed_or_na
 from driftproof.core.reading import read_receipt
 from driftproof.core.words import NO_DRAW_COUNT, NO_DRAW_COUNT_HELP, SMOKE_RUN, STATUS_WORDS, VERDICT_WORDS, CaseVerdict
-from driftproof.run_suite import RunOutcome
+from driftproof.run import RunOutcome
 from driftproof.safe_text import printable
 
 

@@ -129,7 +129,7 @@ def _api_runs(tmp: Path, canaries: Mapping[str, str]) -> dict[str, dict[str, str
 def _in_process(tmp: Path, suite: Path, canaries: Mapping[str, str]) -> dict[str, str]:
     """``run_suite`` in process, ending on a 401 that echoes the key: the exception's text and the progress."""
     from driftproof.errors import DriftproofError
-    from driftproof.run_suite import RunRequest, run_suite
+    from driftproof.run import RunRequest, run_suite
 
     progress = io.StringIO()
     with FakeLLMServer(EchoModel(fatal=True)) as server:

@@ -19,13 +19,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from driftproof.capture import DirectoryCapture, assess_draw, capture_files
 from driftproof.core.defaults import DEFAULTS
 from driftproof.core.models import CapturedFileRecord, Harness
 from driftproof.core.words import Capture, Delivery, Surface
 from driftproof.credentials import hold, redact
 from driftproof.errors import InputError, LaneError
 from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest, Lane, RetryPolicy
+from driftproof.lanes.capture import DirectoryCapture, assess_draw, capture_files
 from driftproof.lanes.endpoints import env_value
 from driftproof.lanes.failures import one_line
 from driftproof.lanes.process import (

@@ -22,7 +22,7 @@ from driftproof import action
 from driftproof.core.defaults import DEFAULTS
 from driftproof.github import COMMENT_MARKER
 from driftproof.receipts import load_receipt, receipt_json
-from driftproof.run_suite import RunRequest
+from driftproof.run import RunRequest
 from tests.support.action_sim import (
     KEY,
     RECEIPT,

@@ -14,11 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import driftproof.capture as capture_module
-from driftproof.capture import (
-    REASON_NO_ANSWER,
-    REASON_ONLY_DESCRIBES_WORK,
-    REASON_POINTS_AT_UNSEEN_FILE,
+import driftproof.lanes.capture as capture_module
+from driftproof.lanes.capture import (
     CapturedFile,
     DirectoryCapture,
     DrawAssessment,
@@ -26,6 +23,7 @@ from driftproof.capture import (
     capture_files,
     graded_answer,
 )
+from driftproof.lanes.reply_rules import REASON_NO_ANSWER, REASON_ONLY_DESCRIBES_WORK, REASON_POINTS_AT_UNSEEN_FILE
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 

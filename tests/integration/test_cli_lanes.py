@@ -349,12 +349,12 @@ def test_files_capture_empty_reply_and_nothing_shown_is_lost_listing_its_files(
 def test_files_capture_unreadable_directory_is_lost(
     fake_cli: FakeCLI, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import driftproof.capture
+    import driftproof.lanes.capture
 
     def refuse(path: Path) -> list[os.DirEntry[str]]:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(driftproof.capture, "_list_dir", refuse)
+    monkeypatch.setattr(driftproof.lanes.capture, "_list_dir", refuse)
     g = claude(env, capture="files").generate(ask())
     assert g.lost_reason == "working directory could not be read: unreadable: permission denied"
 

@@ -14,7 +14,7 @@ from driftproof.cli import main
 from driftproof.core.models import Harness
 from driftproof.errors import InputError, LaneError, RunStopped
 from driftproof.receipts import load_receipt
-from driftproof.run_suite import RunRequest, run_suite
+from driftproof.run import RunRequest, run_suite
 from tests.support.fake_cli_harness import FakeCLI
 
 SKILL = "---\nname: commit-writer\ndescription: Writes commit messages.\n---\nUse conventional commits, say why.\n"

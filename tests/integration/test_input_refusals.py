@@ -48,7 +48,7 @@ class Recording(StubLane):
 @pytest.fixture
 def calls(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> list[str]:
     """Stderr at the first model call (an empty list: no call was made)."""
-    import driftproof.run_suite as rs
+    import driftproof.run as rs
 
     seen: list[str] = []
     real = rs.make_lanes

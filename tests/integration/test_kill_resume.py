@@ -23,7 +23,7 @@ import yaml
 
 from driftproof.core.models import Receipt
 from driftproof.receipts import load_receipt
-from driftproof.run_suite import RunRequest, run_suite
+from driftproof.run import RunRequest, run_suite
 from tests.support.fake_llm_script import FakeReply, RecordedRequest, json_text_reply
 from tests.support.fake_llm_server import FakeLLMServer
 

@@ -14,7 +14,7 @@ import yaml
 
 from driftproof.credentials import REDACTED, held, hold, redact
 from driftproof.errors import RunStopped
-from driftproof.run_suite import RunRequest, run_suite
+from driftproof.run import RunRequest, run_suite
 from tests.support.fake_llm_script import FakeReply, RecordedRequest
 from tests.support.fake_llm_server import FakeLLMServer
 

@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 import yaml
 
-import driftproof.run_suite as rs
+import driftproof.run as rs
 from driftproof.errors import InputError, RunInterrupted, RunStopped
 from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest
 from driftproof.lanes.stub import StubLane
-from driftproof.run_suite import RunOutcome, RunRequest, run_suite
+from driftproof.run import RunOutcome, RunRequest, run_suite
 
 Call = tuple[str, str, int, int]
 """(purpose, arm, draw index, sample index); sample index -1 for an answer."""

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from driftproof.core.reading import read_receipt
-from driftproof.run_suite import RunOutcome, RunRequest, run_suite
+from driftproof.run import RunOutcome, RunRequest, run_suite
 from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest, json_text_reply
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, OPENAI_CHAT, FakeLLMServer
 

@@ -19,7 +19,7 @@ import yaml
 from driftproof.cli import main
 from driftproof.core.reading import read_receipt
 from driftproof.errors import RunStopped
-from driftproof.run_suite import RunRequest, run_suite
+from driftproof.run import RunRequest, run_suite
 from tests.support.fake_llm_script import FakeReply, RecordedRequest, json_text_reply
 from tests.support.fake_llm_server import FakeLLMServer
 

@@ -17,7 +17,7 @@ from driftproof.journal import JOURNAL_VERSION
 from driftproof.lanes.base import Generation, GenerationRequest
 from driftproof.lanes.stub import StubLane
 from driftproof.receipts import load_receipt
-from driftproof.run_suite import RunRequest, run_suite
+from driftproof.run import RunRequest, run_suite
 
 SUITE = {
     "name": "demo",
@@ -117,7 +117,7 @@ class Interrupting(StubLane):
 def test_interrupt_leaves_a_journal_and_resume_finishes_without_redrawing(
     suite_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import driftproof.run_suite as rs
+    import driftproof.run as rs
 
     script = yaml.safe_load((suite_dir / "script.yaml").read_text())
     real = rs.make_lanes
@@ -208,7 +208,7 @@ class Metered(StubLane):
 
 
 def test_judge_overhead_counts_each_judged_draw_once(suite_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import driftproof.run_suite as rs
+    import driftproof.run as rs
 
     script = yaml.safe_load((suite_dir / "script.yaml").read_text())
     real = rs.make_lanes

@@ -9,7 +9,7 @@ import yaml
 
 from driftproof.cli import main
 from driftproof.receipts import write_receipt
-from driftproof.run_suite import RunRequest, run_suite
+from driftproof.run import RunRequest, run_suite
 from tests.support.builders import receipt
 
 UP = ([0.5, 0.6, 0.7], [0.2, 0.3, 0.4])

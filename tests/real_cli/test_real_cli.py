@@ -28,7 +28,7 @@ from driftproof.errors import LaneError
 from driftproof.lanes.base import GenerationRequest
 from driftproof.lanes.claude_cli import ClaudeCliLane
 from driftproof.lanes.codex_cli import CodexCliLane
-from driftproof.run_suite import RunRequest, run_suite
+from driftproof.run import RunRequest, run_suite
 from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, OPENAI_RESPONSES, FakeLLMServer
 from tests.support.fake_llm_wire import sse

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from driftproof.capture import (
+from driftproof.lanes.reply_rules import (
     REASON_NO_ANSWER,
     REASON_ONLY_DESCRIBES_WORK,
     REASON_POINTS_AT_UNSEEN_FILE,

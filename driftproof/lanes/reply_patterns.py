@@ -1,7 +1,7 @@
 """The vocabulary of the reply check: what reads as a file name, a pointing cue or a report of work.
 
-Word lists and regular expressions only; :mod:`driftproof._reply_rules` applies them, and
-:func:`driftproof.capture.classify_reply`'s docstring states the rules they serve.
+Word lists and regular expressions only; :mod:`driftproof.lanes.reply_rules` applies them, and
+:func:`driftproof.lanes.capture.classify_reply`'s docstring states the rules they serve.
 """
 
 from __future__ import annotations

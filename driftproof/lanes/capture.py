@@ -4,8 +4,8 @@ Two jobs, both done before any grading call:
 
 - :func:`classify_reply` decides whether an agent's reply holds a gradeable answer, or is a lost
   draw because it points at a file the grader was not shown, only describes work it did, or holds
-  no answer (seed 000, "Which answer is graded"). Its rules live in :mod:`driftproof._reply_rules`
-  and its vocabulary in :mod:`driftproof._reply_patterns`; this module is their public face.
+  no answer (seed 000, "Which answer is graded"). It lives in :mod:`driftproof.lanes.reply_rules`
+  (its vocabulary in :mod:`driftproof.lanes.reply_patterns`); this module applies it.
 - :func:`capture_files` reads back what an agent left in its fresh working directory (``files``
   capture mode); :func:`graded_answer` builds the text the grader sees and :func:`assess_draw`
   joins the two into one :class:`DrawAssessment` per draw.
@@ -21,11 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from driftproof._reply_rules import (
+from driftproof.lanes.reply_rules import (
     REASON_NO_ANSWER,
-    REASON_ONLY_DESCRIBES_WORK,
-    REASON_POINTS_AT_UNSEEN_FILE,
-    ReplyVerdict,
     classify_reply,
 )
 
@@ -37,20 +34,15 @@ __all__ = [
     "REASON_CHANGED",
     "REASON_NOT_REGULAR",
     "REASON_NOT_UTF8",
-    "REASON_NO_ANSWER",
-    "REASON_ONLY_DESCRIBES_WORK",
     "REASON_PERMISSION",
-    "REASON_POINTS_AT_UNSEEN_FILE",
     "REASON_READ_ERROR",
     "REASON_SYMLINK",
     "REASON_TOTAL_CAP",
     "CapturedFile",
     "DirectoryCapture",
     "DrawAssessment",
-    "ReplyVerdict",
     "assess_draw",
     "capture_files",
-    "classify_reply",
     "graded_answer",
 ]
 

@@ -3,7 +3,7 @@
 :func:`classify_reply` reads a reply line by line and clause by clause and decides, before any
 grading call, whether the draw is lost: the reply points at a file the grader was not shown, only
 describes work it did, or holds no answer. Its docstring lists the rules. Public through
-:mod:`driftproof.capture`; pure standard library, no I/O.
+:mod:`driftproof.lanes.capture`; pure standard library, no I/O.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from itertools import accumulate
 from pathlib import PurePosixPath
 from typing import Literal, NamedTuple
 
-from driftproof._reply_patterns import (
+from driftproof.lanes.reply_patterns import (
     BACK_REFERENCE,
     BOLD_ONLY,
     CHANGES_LABELS,
