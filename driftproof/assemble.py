@@ -4,14 +4,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from driftproof import judge as judge_module
 from driftproof._version import __version__
 from driftproof.core import economics
 from driftproof.core.build import arm_of
 from driftproof.core.economics import sum_usage
-from driftproof.core.models import Arm, Price, Receipt, Usage
+from driftproof.core.models import (
+    Arm,
+    ArmUsage,
+    Case,
+    Counts,
+    CriterionSpec,
+    Economics,
+    Judge,
+    JudgeOverhead,
+    Price,
+    Receipt,
+    Run,
+    RunSettings,
+    Skill,
+    Tool,
+    Usage,
+)
+from driftproof.core.models import Lane as LaneRecord
+from driftproof.core.models import Suite as SuiteRecord
 from driftproof.core.rounds import replaced_flags
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
@@ -76,7 +93,7 @@ def _arm(runner: Runner, ci: int, arm: str) -> Arm:
     return arm_of(draws)
 
 
-def judge_overhead(runner: Runner, ctx: RunContext) -> dict[str, Any]:
+def judge_overhead(runner: Runner, ctx: RunContext) -> JudgeOverhead:
     """Grading cost over every draw sent to the judge, each once (`core.economics.judge_overhead`)."""
     judged = [
         [s.usage for s in result.draw.judge_samples if s.usage is not None]
@@ -85,121 +102,131 @@ def judge_overhead(runner: Runner, ctx: RunContext) -> dict[str, Any]:
         for result in case[arm].values()
         if result.judged
     ]
-    return economics.judge_overhead(ctx.judge_model, ctx.price, judged).model_dump(mode="json")
+    return economics.judge_overhead(ctx.judge_model, ctx.price, judged)
 
 
 def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
-    """The sealed receipt of a finished run."""
+    """The sealed receipt of a finished run, built from the models part by part."""
     level, why = verification(runner, ctx)
-    suite = runner.suite
-    arms = {ci: {arm: _arm(runner, ci, arm) for arm in ARMS} for ci in range(len(suite.cases))}
+    arms = {ci: {arm: _arm(runner, ci, arm) for arm in ARMS} for ci in range(len(runner.suite.cases))}
     drawn = [len(a.draws) for per in arms.values() for a in per.values()]
-    answered = sorted(
-        {d.reported_model for per in arms.values() for a in per.values() for d in a.draws if d.reported_model}
-    )
-    judged = sorted(
-        {
-            s.reported_model
-            for per in arms.values()
-            for a in per.values()
-            for d in a.draws
-            for s in d.judge_samples
-            if s.reported_model
-        }
-    )
-    skill = None
-    if ctx.skill_text is not None and ctx.skill_path is not None:
-        chars = len(ctx.skill_text)
-        skill = {
-            "path": ctx.skill_path,
-            "sha256": sha256_text(ctx.skill_text),
-            "chars": chars,
-            "tokens": economics.estimate_tokens(ctx.skill_text),
-        }
-    rule = ctx.options.rule
-    body: dict[str, Any] = {
-        "tool": {"name": "driftproof", "version": __version__},
+    body = {
+        "tool": Tool(name="driftproof", version=__version__),
         "created_at": ctx.finished_at,
         "verification": level,
         "verification_reason": why,
-        "run": {
-            "lane": {
-                "provider": ctx.lane.provider,
-                "surface": ctx.lane.surface,
-                "model_requested": ctx.options.model or ctx.lane.default_model(),
-                "models_reported": answered,
-                "base_url": ctx.lane.base_url(),
-            },
-            "harness": h.model_dump(mode="json") if (h := ctx.lane.harness()) else None,
-            "capture": ctx.options.capture,
-            "preset": ctx.preset,
-            "settings": {
-                "draws_min": rule.min_draws,
-                "draws_max": rule.max_draws,
-                "judge_samples": ctx.options.judge_samples,
-                "stopping_rule": rule.describe(),
-                "concurrency": ctx.options.concurrency,
-                "timeout_s": ctx.timeout_s,
-                "max_retries": ctx.max_retries,
-                "delivery": ctx.delivery,
-                "max_consecutive_failures": ctx.options.max_consecutive_failures,
-                "reference_sha256": ctx.reference_sha256,
-                "as_reference": ctx.as_reference,
-            },
-            "sampling": ctx.lane.sampling(),
-            "started_at": ctx.started_at,
-            "finished_at": ctx.finished_at,
-            "logical_calls": runner.tally.logical_calls,
-            "endpoint_attempts": runner.tally.endpoint_attempts,
-        },
-        "skill": skill,
-        "suite": {
-            "path": ctx.suite_path,
-            "sha256": suite.sha256,
-            "format": suite.format,
-            "name": suite.name,
-            "notices": list(suite.notices),
-        },
-        "judge": {
-            "provider": ctx.judge.provider,
-            "surface": ctx.judge.surface,
-            "model_requested": ctx.judge_model,
-            "models_reported": judged,
-            "sampling": ctx.judge.sampling(),
-            "template_version": TEMPLATE_VERSION,
-            "template_sha256": TEMPLATE_SHA256,
-            "grading_code_sha256": GRADING_CODE_SHA256,
-            "base_url": ctx.judge.base_url(),
-        },
-        "counts": {
-            "draws_per_arm_min": min(drawn) if drawn else None,
-            "draws_per_arm_max": max(drawn) if drawn else None,
-            "judge_samples_per_draw": ctx.options.judge_samples,
-        },
-        "cases": [
-            {
-                "id": case.id,
-                "prompt_sha256": sha256_text(case.prompt),
-                "rubric_sha256": rubric_hash(case),
-                "mode": case.mode,
-                "criteria": [{"id": c.id, "weight": c.weight, "description": c.description} for c in case.criteria]
-                if case.criteria
-                else None,
-                "threshold": case.threshold,
-                "notices": list(case.notices),
-                "stop_reason": runner.stop_reasons.get(ci),
-                "with_skill": arms[ci]["with_skill"].model_dump(mode="json"),
-                "baseline": arms[ci]["baseline"].model_dump(mode="json"),
-            }
-            for ci, case in enumerate(suite.cases)
-        ],
-        "economics": {
-            "generation": {arm: arms_usage(arms, arm).model_dump(mode="json") for arm in ARMS},
-            "judge_overhead": judge_overhead(runner, ctx),
-        },
+        "run": _run(runner, ctx, arms),
+        "skill": _skill(ctx),
+        "suite": _suite(runner, ctx),
+        "judge": _judge(ctx, arms),
+        "counts": Counts(
+            draws_per_arm_min=min(drawn) if drawn else None,
+            draws_per_arm_max=max(drawn) if drawn else None,
+            judge_samples_per_draw=ctx.options.judge_samples,
+        ),
+        "cases": [_case(runner, ci, arms[ci]) for ci in range(len(runner.suite.cases))],
+        "economics": Economics(
+            generation=ArmUsage(**{arm: arms_usage(arms, arm) for arm in ARMS}),
+            judge_overhead=judge_overhead(runner, ctx),
+        ),
         "transcripts": ctx.transcripts,
     }
     return seal_receipt(body)
+
+
+def _reported(arms: dict[int, dict[str, Arm]], judged: bool) -> list[str]:
+    """The unique, sorted model ids the answers (or, ``judged``, the judge samples) reported."""
+    draws = [d for per in arms.values() for a in per.values() for d in a.draws]
+    if judged:
+        return sorted({s.reported_model for d in draws for s in d.judge_samples if s.reported_model})
+    return sorted({d.reported_model for d in draws if d.reported_model})
+
+
+def _run(runner: Runner, ctx: RunContext, arms: dict[int, dict[str, Arm]]) -> Run:
+    """What produced the numbers: the lane, the harness, the settings as run, the calls made."""
+    rule = ctx.options.rule
+    return Run(
+        lane=LaneRecord(
+            provider=ctx.lane.provider,
+            surface=ctx.lane.surface,
+            model_requested=ctx.options.model or ctx.lane.default_model(),
+            models_reported=_reported(arms, judged=False),
+            base_url=ctx.lane.base_url(),
+        ),
+        harness=ctx.lane.harness(),
+        capture=ctx.options.capture,
+        preset=ctx.preset,
+        settings=RunSettings(
+            draws_min=rule.min_draws,
+            draws_max=rule.max_draws,
+            judge_samples=ctx.options.judge_samples,
+            stopping_rule=rule.describe(),
+            concurrency=ctx.options.concurrency,
+            timeout_s=ctx.timeout_s,
+            max_retries=ctx.max_retries,
+            delivery=ctx.delivery,
+            max_consecutive_failures=ctx.options.max_consecutive_failures,
+            reference_sha256=ctx.reference_sha256,
+            as_reference=ctx.as_reference,
+        ),
+        sampling=ctx.lane.sampling(),
+        started_at=ctx.started_at,
+        finished_at=ctx.finished_at,
+        logical_calls=runner.tally.logical_calls,
+        endpoint_attempts=runner.tally.endpoint_attempts,
+    )
+
+
+def _skill(ctx: RunContext) -> Skill | None:
+    """The skill measured, by hash and size; ``None`` for a run without one."""
+    if ctx.skill_text is None or ctx.skill_path is None:
+        return None
+    return Skill(
+        path=ctx.skill_path,
+        sha256=sha256_text(ctx.skill_text),
+        chars=len(ctx.skill_text),
+        tokens=economics.estimate_tokens(ctx.skill_text),
+    )
+
+
+def _suite(runner: Runner, ctx: RunContext) -> SuiteRecord:
+    suite = runner.suite
+    return SuiteRecord(
+        path=ctx.suite_path, sha256=suite.sha256, format=suite.format, name=suite.name, notices=list(suite.notices)
+    )
+
+
+def _judge(ctx: RunContext, arms: dict[int, dict[str, Arm]]) -> Judge:
+    """The one fixed judge: who was asked, who answered, the template and the grading code."""
+    return Judge(
+        provider=ctx.judge.provider,
+        surface=ctx.judge.surface,
+        model_requested=ctx.judge_model,
+        models_reported=_reported(arms, judged=True),
+        sampling=ctx.judge.sampling(),
+        template_version=TEMPLATE_VERSION,
+        template_sha256=TEMPLATE_SHA256,
+        grading_code_sha256=GRADING_CODE_SHA256,
+        base_url=ctx.judge.base_url(),
+    )
+
+
+def _case(runner: Runner, ci: int, arms: dict[str, Arm]) -> Case:
+    """One case: its fingerprints, how it is graded, why drawing stopped, and its two arms."""
+    case = runner.suite.cases[ci]
+    criteria = [CriterionSpec(id=c.id, weight=c.weight, description=c.description) for c in case.criteria or ()]
+    return Case(
+        id=case.id,
+        prompt_sha256=sha256_text(case.prompt),
+        rubric_sha256=rubric_hash(case),
+        mode=case.mode,
+        criteria=criteria or None,
+        threshold=case.threshold,
+        notices=list(case.notices),
+        stop_reason=runner.stop_reasons.get(ci),
+        with_skill=arms["with_skill"],
+        baseline=arms["baseline"],
+    )
 
 
 def arms_usage(arms: dict[int, dict[str, Arm]], arm: str) -> Usage:
