@@ -169,6 +169,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"driftproof {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    _add_receipt_commands(sub)
+    _add_run(sub)
+    _add_other_commands(sub)
+    return parser
+
+
+def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``validate``, ``view``, ``diff`` and ``badge``: commands that read receipts."""
     p = sub.add_parser("validate", help="check receipts against their schema and seal")
     p.add_argument("receipts", nargs="+", metavar="RECEIPT")
     p.set_defaults(handler=_cmd_validate)
@@ -190,10 +198,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="FILE", help="write the JSON here (atomically) instead of stdout")
     p.set_defaults(handler=_cmd_badge)
 
+
+def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``run``: a suite with and without the skill, to a sealed receipt."""
     p = sub.add_parser("run", help="run a suite with and without the skill and write a sealed receipt")
     p.add_argument("suite", metavar="SUITE", help="suite file: native YAML/JSON, evals/evals.json or .eval.yaml")
     p.add_argument("--skill", metavar="PATH", help="SKILL.md (default: the suite's 'skill:')")
     p.add_argument("-o", "--output", metavar="RECEIPT", help="receipt path (default: .driftproof/ beside the suite)")
+    _add_lane_flags(p)
+    _add_count_flags(p)
+    p.add_argument("--script", metavar="FILE", help="stub lane: fix each draw's answer and judge scores")
+    p.add_argument(
+        "--reference",
+        metavar="RECEIPT",
+        help="the receipt this run will be diffed against: draw until that diff's verdicts no longer hinge on spreads",
+    )
+    p.add_argument(
+        "--as-reference",
+        action="store_true",
+        help="draw to the deeper rule of a stored reference receipt (at least 12 draws per arm), as the store job does",
+    )
+    p.add_argument("--quick", action="store_true", help="smoke run: first case, 2 draws, 2 samples; no verdict")
+    p.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
+    p.add_argument("--keep-transcripts", action="store_true", help="keep every answer and judge reply beside it")
+    p.add_argument("--price-table", metavar="FILE", help="judge prices (JSON) instead of the bundled table")
+    p.add_argument(
+        "--capture", choices=_values(Capture), default=DEFAULTS.capture, help="which answer is graded (CLI surface)"
+    )
+    p.add_argument(
+        "--delivery",
+        choices=_values(Delivery),
+        default=DEFAULTS.delivery,
+        help="how the skill reaches the agent: in its system prompt (default), or installed for it to discover (CLI)",
+    )
+    p.set_defaults(handler=_cmd_run)
+
+
+def _add_lane_flags(p: argparse.ArgumentParser) -> None:
+    """Who answers and who judges: provider, surface, models, endpoints."""
     p.add_argument("--provider", choices=_values(Provider), default=DEFAULTS.provider)
     p.add_argument(
         "--surface",
@@ -209,6 +251,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge-model", help=f"judge model (default {DEFAULTS.judge_model}, a cheap fixed judge)")
     p.add_argument("--base-url", help="endpoint for the answering model (any OpenAI-compatible server)")
     p.add_argument("--judge-base-url", help="endpoint for the judge")
+
+
+def _add_count_flags(p: argparse.ArgumentParser) -> None:
+    """How much is drawn and how long calls may take: draws, samples, concurrency, timeouts, retries."""
     p.add_argument("--draws", type=int, help=f"minimum draws per arm (default {DEFAULTS.draws})")
     p.add_argument(
         "--max-draws", type=int, help=f"most draws per arm while the spread settles (default {DEFAULTS.max_draws})"
@@ -236,39 +282,16 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default {DEFAULTS.max_consecutive_failures}; 0 never stops); a wrong key, a missing model or a refused "
         "request stops it at the first call",
     )
-    p.add_argument("--script", metavar="FILE", help="stub lane: fix each draw's answer and judge scores")
-    p.add_argument(
-        "--reference",
-        metavar="RECEIPT",
-        help="the receipt this run will be diffed against: draw until that diff's verdicts no longer hinge on spreads",
-    )
-    p.add_argument(
-        "--as-reference",
-        action="store_true",
-        help="draw to the deeper rule of a stored reference receipt (at least 12 draws per arm), as the store job does",
-    )
-    p.add_argument("--quick", action="store_true", help="smoke run: first case, 2 draws, 2 samples; no verdict")
-    p.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
-    p.add_argument("--keep-transcripts", action="store_true", help="keep every answer and judge reply beside it")
-    p.add_argument("--price-table", metavar="FILE", help="judge prices (JSON) instead of the bundled table")
-    p.add_argument(
-        "--capture", choices=_values(Capture), default=DEFAULTS.capture, help="which answer is graded (CLI surface)"
-    )
-    p.add_argument(
-        "--delivery",
-        choices=_values(Delivery),
-        default=DEFAULTS.delivery,
-        help="how the skill reaches the agent: in its system prompt (default), or installed for it to discover (CLI)",
-    )
-    p.set_defaults(handler=_cmd_run)
 
+
+def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``schema`` and ``demo``."""
     p = sub.add_parser("schema", help="print the current receipt JSON Schema")
     p.set_defaults(handler=_cmd_schema)
 
     p = sub.add_parser("demo", help="run the bundled example offline and show the result")
     p.add_argument("--out", default="demo-out", help="directory for the demo's receipts (default demo-out)")
     p.set_defaults(handler=_cmd_demo)
-    return parser
 
 
 def report_error(exc: DriftproofError) -> int:

@@ -16,7 +16,7 @@ from typing import Any
 
 from driftproof.assemble import RunContext, build_receipt
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
-from driftproof.core.models import Receipt
+from driftproof.core.models import Price, Receipt
 from driftproof.core.seal import sha256_text
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
 from driftproof.core.words import Capture, Delivery, Provider, Surface
@@ -26,7 +26,7 @@ from driftproof.lanes.base import Lane
 from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import write_receipt
-from driftproof.reference import reference_for
+from driftproof.reference import Reference, reference_for
 from driftproof.runner import ARMS, Runner, RunOptions
 from driftproof.safe_text import printable
 from driftproof.suite import Suite, load_suite, notice_lines, read_skill
@@ -247,47 +247,9 @@ def run_suite(
     out = request.out or default_out(request.suite, request.quick)
     check_output(out)
     max_failures = _count("max-consecutive-failures", request.max_consecutive_failures, low=0)
-    rule = counts.stopping_rule()
     lane, judge, judge_model = make_lanes(request)
     try:  # what can still be refused once the lanes exist: the reference, the price table, the journal
-        reference = reference_for(request.reference, suite, lane.provider, judge.provider, judge_model)
-        if reference.arms and rule.max_draws < rule.call_min:
-            reference = replace(
-                reference,
-                lines=(
-                    *reference.lines,
-                    f"driftproof: reference: with --max-draws {rule.max_draws} no case can be called against it "
-                    f"(a call needs {rule.call_min} measured draws per arm)",
-                ),
-            )
-        price = price_for(judge_model, request.price_table)
-        options = RunOptions(
-            judge_model=judge_model,
-            model=request.model,
-            judge_samples=counts.judge_samples,
-            rule=rule,
-            concurrency=counts.concurrency,
-            capture=request.capture,
-            max_consecutive_failures=max_failures,
-            reference=reference.arms or None,
-        )
-        fingerprint = run_fingerprint(
-            {
-                "suite": suite.sha256,
-                "cases": [c.id for c in suite.cases],
-                "skill": skill_text,
-                "lane": [lane.provider, lane.surface, request.model, request.base_url],
-                "judge": [judge.provider, judge_model, request.judge_base_url],
-                "rule": rule.describe(),
-                "samples": counts.judge_samples,
-                "capture": request.capture,
-                **({"delivery": request.delivery} if request.delivery != "system_prompt" else {}),
-                "preset": counts.preset,
-                "script": str(request.script) if request.script else None,
-                **({"reference": reference.sha256} if reference.sha256 else {}),
-            }
-        )
-        journal = _journal_for(request, out, fingerprint)
+        plan = _plan(request, suite, skill_text, (lane, judge, judge_model), counts, max_failures, out)
     except BaseException:
         lane.close()
         judge.close()
@@ -297,12 +259,12 @@ def run_suite(
         suite,
         skill_text,
         (lane, judge),
-        options,
+        plan.options,
         counts,
-        journal,
+        plan.journal,
         progress_stream,
         log_answer,
-        reference.lines,
+        plan.reference.lines,
     )
     archive = _transcripts(runner, out) if request.keep_transcripts else None
     ctx = RunContext(
@@ -311,23 +273,85 @@ def run_suite(
         skill_text=skill_text,
         lane=lane,
         judge=judge,
-        options=options,
+        options=plan.options,
         judge_model=judge_model,
         preset=counts.preset,
         started_at=started,
         finished_at=_now(),
         timeout_s=options_timeout(request, lane),
         max_retries=request.max_retries if lane.surface == Surface.API else None,  # a CLI retries its own calls
-        price=price,
+        price=plan.price,
         transcripts=archive[1] if archive else None,
         delivery=request.delivery,
-        reference_sha256=reference.sha256,
+        reference_sha256=plan.reference.sha256,
         as_reference=request.as_reference,
     )
     receipt = build_receipt(runner, ctx)
     write_receipt(receipt, out, beside=archive[0] if archive else None)  # both, or neither
-    journal.close(remove=True)
+    plan.journal.close(remove=True)
     return RunOutcome(receipt, out, runner, suite)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a run settles before its first call, once its lanes exist."""
+
+    reference: Reference
+    price: Price | None
+    options: RunOptions
+    journal: Journal
+
+
+def _plan(
+    request: RunRequest,
+    suite: Suite,
+    skill_text: str,
+    lanes: tuple[Lane, Lane, str | None],
+    counts: Counts,
+    max_failures: int,
+    out: Path,
+) -> _Plan:
+    """The reference drawn against, the judge's price, the runner's options and the journal (fingerprinted)."""
+    lane, judge, judge_model = lanes
+    rule = counts.stopping_rule()
+    reference = reference_for(request.reference, suite, lane.provider, judge.provider, judge_model)
+    if reference.arms and rule.max_draws < rule.call_min:
+        reference = replace(
+            reference,
+            lines=(
+                *reference.lines,
+                f"driftproof: reference: with --max-draws {rule.max_draws} no case can be called against it "
+                f"(a call needs {rule.call_min} measured draws per arm)",
+            ),
+        )
+    price = price_for(judge_model, request.price_table)
+    options = RunOptions(
+        judge_model=judge_model,
+        model=request.model,
+        judge_samples=counts.judge_samples,
+        rule=rule,
+        concurrency=counts.concurrency,
+        capture=request.capture,
+        max_consecutive_failures=max_failures,
+        reference=reference.arms or None,
+    )
+    fingerprint = run_fingerprint(
+        {
+            "suite": suite.sha256,
+            "cases": [c.id for c in suite.cases],
+            "skill": skill_text,
+            "lane": [lane.provider, lane.surface, request.model, request.base_url],
+            "judge": [judge.provider, judge_model, request.judge_base_url],
+            "rule": rule.describe(),
+            "samples": counts.judge_samples,
+            "capture": request.capture,
+            **({"delivery": request.delivery} if request.delivery != Delivery.SYSTEM_PROMPT else {}),
+            "preset": counts.preset,
+            "script": str(request.script) if request.script else None,
+            **({"reference": reference.sha256} if reference.sha256 else {}),
+        }
+    )
+    return _Plan(reference, price, options, _journal_for(request, out, fingerprint))
 
 
 def options_timeout(request: RunRequest, lane: Lane) -> float | None:
