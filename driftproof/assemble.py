@@ -15,7 +15,6 @@ from driftproof.core.models import (
     ArmUsage,
     Case,
     Counts,
-    CriterionSpec,
     Economics,
     Judge,
     JudgeOverhead,
@@ -214,13 +213,12 @@ def _judge(ctx: RunContext, arms: dict[int, dict[str, Arm]]) -> Judge:
 def _case(runner: Runner, ci: int, arms: dict[str, Arm]) -> Case:
     """One case: its fingerprints, how it is graded, why drawing stopped, and its two arms."""
     case = runner.suite.cases[ci]
-    criteria = [CriterionSpec(id=c.id, weight=c.weight, description=c.description) for c in case.criteria or ()]
     return Case(
         id=case.id,
         prompt_sha256=sha256_text(case.prompt),
         rubric_sha256=rubric_hash(case),
         mode=case.mode,
-        criteria=criteria or None,
+        criteria=list(case.criteria) if case.criteria else None,
         threshold=case.threshold,
         notices=list(case.notices),
         stop_reason=runner.stop_reasons.get(ci),

@@ -14,9 +14,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from driftproof.core.models import CriterionDecision
+from driftproof.core.models import CriterionDecision, CriterionSpec
 from driftproof.core.seal import content_hash
-from driftproof.suite import Criterion, SuiteCase
+from driftproof.suite import SuiteCase
 
 TEMPLATE_VERSION = "judge-v1"
 
@@ -142,10 +142,10 @@ def parse_rubric_reply(text: str) -> ParsedSample:
     return ParsedSample(float(score), None)
 
 
-def parse_criteria_reply(text: str, criteria: tuple[Criterion, ...]) -> ParsedSample:
+def parse_criteria_reply(text: str, criteria: tuple[CriterionSpec, ...]) -> ParsedSample:
     """Every criterion decided once, each with a reason holding a letter or digit; score = met weight / total.
 
-    >>> cs = (Criterion("a", 3.0, "x"), Criterion("b", 1.0, "y"))
+    >>> cs = (CriterionSpec(id="a", weight=3.0, description="x"), CriterionSpec(id="b", weight=1.0, description="y"))
     >>> reply = '{"criteria": [{"id": "a", "met": true, "reason": "ok"}, {"id": "b", "met": false, "reason": "no"}]}'
     >>> parse_criteria_reply(reply, cs).score  # 3 / (3 + 1)
     0.75

@@ -19,22 +19,14 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from driftproof.bounded import INPUT, decode, found, load_data, read_capped
+from driftproof.core.models import CriterionSpec
 from driftproof.errors import InputError
 from driftproof.native_suite import CASE_ID, MAX_CRITERIA, MAX_TEXT, CheckSpec, SuiteIn, explain
 
-__all__ = ["CheckSpec", "Criterion", "Suite", "SuiteCase", "load_suite", "notice_lines", "read_skill"]
+__all__ = ["CheckSpec", "Suite", "SuiteCase", "load_suite", "notice_lines", "read_skill"]
 
 NOT_RUN = "driftproof: not run on this lane: "
 """The prefix of each notice line printed before a run's first call."""
-
-
-@dataclass(frozen=True, slots=True)
-class Criterion:
-    """A weighted criterion of a case."""
-
-    id: str
-    weight: float
-    description: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +36,7 @@ class SuiteCase:
     id: str
     prompt: str
     rubric: str | None
-    criteria: tuple[Criterion, ...] | None
+    criteria: tuple[CriterionSpec, ...] | None
     threshold: float | None
     checks: tuple[CheckSpec, ...] = ()
     notices: tuple[str, ...] = ()
@@ -91,7 +83,9 @@ def _native(path: Path, data: Any, raw: bytes) -> Suite:
             id=c.id,
             prompt=c.prompt,
             rubric=c.rubric,
-            criteria=tuple(Criterion(k.id, k.weight, k.description) for k in c.criteria) if c.criteria else None,
+            criteria=tuple(CriterionSpec(id=k.id, weight=k.weight, description=k.description) for k in c.criteria)
+            if c.criteria
+            else None,
             threshold=c.threshold if c.threshold is not None else parsed.threshold,
             checks=tuple(c.checks),
         )
@@ -148,9 +142,13 @@ def _eval_case(item: Any, i: int, path: Path) -> SuiteCase:
     expected = item.get("expected_output")
     if expected is not None and not isinstance(expected, str):
         raise InputError(f"{where}.expected_output: text, found {found(expected)}")
-    criteria = [Criterion(f"e{k + 1}", 1.0, s) for k, s in enumerate(dict.fromkeys(statements))]
+    criteria = [
+        CriterionSpec(id=f"e{k + 1}", weight=1.0, description=s) for k, s in enumerate(dict.fromkeys(statements))
+    ]
     if expected and expected.strip():
-        criteria.insert(0, Criterion("expected-output", 1.0, f"The answer matches: {expected.strip()}"))
+        criteria.insert(
+            0, CriterionSpec(id="expected-output", weight=1.0, description=f"The answer matches: {expected.strip()}")
+        )
     if not criteria:
         raise InputError(f"{where}: neither expected_output nor expectations: nothing for the judge to grade")
     if len(criteria) > MAX_CRITERIA:

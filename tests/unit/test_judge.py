@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from driftproof.core.models import CriterionSpec
 from driftproof.judge import (
     TEMPLATE_SHA256,
     is_requested_judge,
@@ -13,10 +14,13 @@ from driftproof.judge import (
     parse_rubric_reply,
     rubric_hash,
 )
-from driftproof.suite import Criterion, SuiteCase
+from driftproof.suite import SuiteCase
 
 RUBRIC = SuiteCase("a", "Write a commit message.", "Conventional subject.", None, None)
-CRIT = (Criterion("subject", 1.0, "Conventional subject"), Criterion("why", 2.0, "Explains why"))
+CRIT = (
+    CriterionSpec(id="subject", weight=1.0, description="Conventional subject"),
+    CriterionSpec(id="why", weight=2.0, description="Explains why"),
+)
 CRITERIA = SuiteCase("b", "Write it.", None, CRIT, None)
 
 
@@ -94,8 +98,20 @@ def test_rubric_hash_moves_with_every_input() -> None:
     base = rubric_hash(CRITERIA)
     moved = [
         rubric_hash(SuiteCase("b", "Write it!", None, CRIT, None)),
-        rubric_hash(SuiteCase("b", "Write it.", None, (CRIT[0], Criterion("why", 3.0, "Explains why")), None)),
-        rubric_hash(SuiteCase("b", "Write it.", None, (CRIT[0], Criterion("why", 2.0, "Explains why!")), None)),
+        rubric_hash(
+            SuiteCase(
+                "b", "Write it.", None, (CRIT[0], CriterionSpec(id="why", weight=3.0, description="Explains why")), None
+            )
+        ),
+        rubric_hash(
+            SuiteCase(
+                "b",
+                "Write it.",
+                None,
+                (CRIT[0], CriterionSpec(id="why", weight=2.0, description="Explains why!")),
+                None,
+            )
+        ),
         rubric_hash(CRITERIA, template_sha256="0" * 64),
     ]
     assert len({base, *moved}) == 5
