@@ -10,17 +10,17 @@ from __future__ import annotations
 import re
 
 from driftproof.core.reading import ArmSummary
-from driftproof.core.stopping import REFERENCE_MIN_DRAWS
-from driftproof.core.words import (
+from driftproof.core.sentences import (
     NO_DRAW_COUNT,
-    NO_DRAW_COUNT_HELP,
+    NO_DRAW_COUNT_EXPLAINED,
     NO_VERDICT,
     SPREAD_UNKNOWN,
     STATUS_WORDS,
     VERDICT_WORDS,
-    CaseVerdict,
-    Status,
+    needed_on_reference,
 )
+from driftproof.core.stopping import REFERENCE_MIN_DRAWS
+from driftproof.core.words import CaseVerdict, Status
 from driftproof.safe_text import SHOWN_CHARS, printable, shorten
 
 __all__ = [
@@ -109,12 +109,11 @@ def needed_text(
     if verdict != CaseVerdict.UNDERPOWERED:
         return "–"
     if draws_needed is not None and thin in ("before", "both"):
-        store = f"its store job draws {REFERENCE_MIN_DRAWS} per arm, --as-reference"
-        return f"{draws_needed} on the default branch's receipt ({store})"
+        return needed_on_reference(draws_needed, REFERENCE_MIN_DRAWS)
     if draws_needed is not None:
         return str(draws_needed)
     if reason == NO_DRAW_COUNT:
-        return f"{NO_DRAW_COUNT}: {NO_DRAW_COUNT_HELP}"
+        return NO_DRAW_COUNT_EXPLAINED
     return reason or SPREAD_UNKNOWN
 
 

@@ -19,22 +19,22 @@ from typing import Any
 from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
+from driftproof.core import sentences
 from driftproof.core.decision import Decision
 from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffResult
 from driftproof.core.models import Receipt
 from driftproof.core.reading import CALLS, ArmSummary, ReceiptReading
-from driftproof.core.words import (
-    DIFFERENT_SOURCES,
-    MORE_CASES,
-    NO_SEPARATION_HEADLINE,
+from driftproof.core.sentences import (
+    BAND_SOURCE_LEGEND,
+    ERROR_HEADLINE,
+    ERROR_SAYS_MORE,
+    FIRST_RUN_VIEW,
     NOT_ENOUGH_DRAWS,
-    NOT_PROOF,
-    NOT_RUN,
-    SMOKE_RUN,
-    BandSource,
-    CaseVerdict,
+    first_run,
 )
+from driftproof.core.stopping import REFERENCE_MIN_DRAWS
+from driftproof.core.words import BandSource, CaseVerdict
 from driftproof.markdown import (
     band_text,
     checks_text,
@@ -58,13 +58,15 @@ __all__ = [
     "render_view",
 ]
 
+#: Every constant and function of ``core.sentences``, under its own name: the templates' words.
+SENTENCES = {
+    name: value
+    for name, value in vars(sentences).items()
+    if name.isupper() or (callable(value) and getattr(value, "__module__", None) == sentences.__name__)
+}
+
 #: A list longer than this is folded (the underpowered table past its first rows, the notices whole).
 FOLD_AFTER = 5
-
-SOURCE_LEGEND = {
-    BandSource.GENERATION: "generation: mean ± sd across the arm's draws, each draw scored by the judge",
-    BandSource.LEGACY: "legacy: one draw per arm; the band is the spread of the judge's samples, not of the model",
-}
 
 
 @cache
@@ -89,24 +91,15 @@ def environment() -> SandboxedEnvironment:
         verdict=verdict_text,
         status=status_text,
     )
-    env.globals.update(
-        needed=needed_text,
-        FOLD_AFTER=FOLD_AFTER,
-        NOT_RUN=NOT_RUN,
-        NO_SEPARATION=NO_SEPARATION_HEADLINE,
-        NOT_ENOUGH_DRAWS=NOT_ENOUGH_DRAWS,
-        MORE_CASES=MORE_CASES,
-        SMOKE_RUN=SMOKE_RUN,
-        DIFFERENT_SOURCES=DIFFERENT_SOURCES,
-        NOT_PROOF=NOT_PROOF,
-    )
+    env.globals.update(SENTENCES)
+    env.globals.update(needed=needed_text, FOLD_AFTER=FOLD_AFTER, REFERENCE_MIN_DRAWS=REFERENCE_MIN_DRAWS)
     return env
 
 
 def _legend(sources: Iterable[BandSource]) -> list[str]:
     """Legend lines for exactly the band sources on the page."""
     present = set(sources)
-    return [SOURCE_LEGEND[s] for s in BandSource if s in present]
+    return [BAND_SOURCE_LEGEND[s] for s in BandSource if s in present]
 
 
 def _sources(arms: Iterable[ArmSummary]) -> dict[str, Any]:
@@ -181,8 +174,8 @@ def render_error_comment(message: str, fix: str) -> str:
     '**Driftproof · error** · the run failed, so this push has no verdict.'
     """
     return (
-        "**Driftproof · error** · the run failed, so this push has no verdict.\n\n"
-        f"> {md(message)}\n\n**Fix:** {md(fix)}\n\n<sub>The job summary and the step's log say more.</sub>\n"
+        f"**Driftproof · error** · {ERROR_HEADLINE}\n\n"
+        f"> {md(message)}\n\n**Fix:** {md(fix)}\n\n<sub>{ERROR_SAYS_MORE}</sub>\n"
     )
 
 
@@ -192,15 +185,14 @@ def first_run_sentence(branch: str) -> str:
     >>> first_run_sentence("main")
     'No receipt is stored on `main` yet: this is the first run; nothing to compare against.'
     """
-    where = code(branch, table=False)
-    return f"No receipt is stored on {where} yet: this is the first run; nothing to compare against."
+    return first_run(code(branch, table=False))
 
 
 def render_first_run(after: Receipt, reading: ReceiptReading, *, branch: str, title: str = "this run") -> str:
     """The report when the default branch stores no receipt yet: the sentence, then the new receipt's view."""
     return (
         f"**Driftproof · first run** · {first_run_sentence(branch)}\n\n"
-        f"The new receipt on its own, with the skill against without it:\n\n"
+        f"{FIRST_RUN_VIEW}\n\n"
         f"{render_view(after, reading, title=title)}"
     )
 

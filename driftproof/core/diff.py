@@ -29,17 +29,22 @@ from driftproof.core.reading import (
     read_receipt,
     summarize,
 )
-from driftproof.core.wide_band import WideBand
-from driftproof.core.words import (
-    DIFFERENT_JUDGES,
-    DIFFERENT_PROVIDERS,
+from driftproof.core.sentences import (
+    AGGREGATES_ONLY_SHORT,
     DIFFERENT_SOURCES,
     NO_SEPARATION_HEADLINE,
-    SMOKE_RUN,
+    SMOKE_RUN_SHORT,
     THIN_REFERENCE,
-    CaseVerdict,
-    Status,
+    below_tested_short,
+    different_judges,
+    different_providers,
+    headline_downward,
+    headline_upward,
+    no_verdict_headline,
+    side_is,
 )
+from driftproof.core.wide_band import WideBand
+from driftproof.core.words import CaseVerdict, Status
 
 #: The recorded settings that make two receipts' judges one judge, with how a reason names each.
 JUDGE_FIELDS = {
@@ -132,12 +137,12 @@ def like_for_like(before: Receipt, after: Receipt) -> NotLikeForLike | None:
     parts = []
     if judges:
         shown = "; ".join(f"{JUDGE_FIELDS.get(d.field.removeprefix('judge.'), 'judge')}: {_short(d)}" for d in judges)
-        parts.append(f"{DIFFERENT_JUDGES} ({shown})")
+        parts.append(different_judges(shown))
     providers: tuple[Difference, ...] = ()
     b, a = before.run.lane.provider, after.run.lane.provider
     if b != a:
         providers = (Difference(PROVIDER_FIELD, b, a),)
-        parts.append(f"answering models of different providers ({b} → {a}): {DIFFERENT_PROVIDERS}")
+        parts.append(different_providers(b, a))
     if not parts:
         return None
     return NotLikeForLike(" · ".join(parts), judges + providers)
@@ -224,18 +229,14 @@ def headline(counts: Counts, withheld: dict[str, str], mismatch: str | None = No
     'no verdict: after is a smoke run; graded by different judges'
     """
     if withheld or mismatch:
-        reasons = [f"{side} is {why}" for side, why in withheld.items()] + ([mismatch] if mismatch else [])
-        return "no verdict: " + "; ".join(reasons)
+        reasons = [side_is(side, why) for side, why in withheld.items()] + ([mismatch] if mismatch else [])
+        return no_verdict_headline(reasons)
     parts = []
     if counts.regressed:
-        parts.append(f"{_n(counts.regressed)} separated downward (regressed)")
+        parts.append(headline_downward(counts.regressed))
     if counts.improved:
-        parts.append(f"{_n(counts.improved)} separated upward (improved)")
+        parts.append(headline_upward(counts.improved))
     return ", ".join(parts) if parts else NO_SEPARATION_HEADLINE
-
-
-def _n(k: int) -> str:
-    return f"{k} case" if k == 1 else f"{k} cases"
 
 
 def short_reason(receipt: Receipt) -> str | None:
@@ -246,10 +247,10 @@ def short_reason(receipt: Receipt) -> str | None:
     if no_verdict_reason(receipt) is None:
         return None
     if receipt.run.preset is not None:
-        return f"a smoke run ({SMOKE_RUN})"
+        return SMOKE_RUN_SHORT
     if receipt.uncertainty_unavailable == "aggregates_only":
-        return "aggregates only"
-    return f"below TESTED ({receipt.verification})"
+        return AGGREGATES_ONLY_SHORT
+    return below_tested_short(receipt.verification)
 
 
 def _thin_reference(status: StatusReading, comparisons: list[Comparison]) -> StatusReading:

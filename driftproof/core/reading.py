@@ -13,18 +13,17 @@ from dataclasses import dataclass
 from driftproof.core.bands import mean, sample_sd
 from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.models import Arm, Case, Receipt
-from driftproof.core.wide_band import WideBand, wide_band
-from driftproof.core.words import (
+from driftproof.core.sentences import (
+    AGGREGATES_ONLY,
     NO_SEPARATION_HEADLINE,
     NOT_ENOUGH_DRAWS,
     SMOKE_RUN,
-    BandSource,
-    CaseVerdict,
-    DrawStatus,
-    Outcome,
-    Status,
-    Verification,
+    below_tested,
+    separated_downward,
+    separated_upward,
 )
+from driftproof.core.wide_band import WideBand, wide_band
+from driftproof.core.words import BandSource, CaseVerdict, DrawStatus, Outcome, Status, Verification
 
 CALLS = (CaseVerdict.IMPROVED, CaseVerdict.REGRESSED)
 
@@ -136,10 +135,9 @@ def no_verdict_reason(receipt: Receipt) -> str | None:
     if receipt.run.preset is not None:
         return SMOKE_RUN
     if receipt.uncertainty_unavailable == "aggregates_only":
-        return "aggregates only: the source printed figures with no per-run score"
+        return AGGREGATES_ONLY
     if receipt.verification != Verification.TESTED:
-        why = f" ({receipt.verification_reason})" if receipt.verification_reason else ""
-        return f"below TESTED: the receipt reads {receipt.verification}{why}"
+        return below_tested(receipt.verification, receipt.verification_reason)
     return None
 
 
@@ -160,9 +158,9 @@ def judge_status(
     down = verdicts.count(CaseVerdict.REGRESSED)
     up = verdicts.count(CaseVerdict.IMPROVED)
     if down:
-        return StatusReading(Status.REGRESSED, f"{_cases(down)} separated downward", None)
+        return StatusReading(Status.REGRESSED, separated_downward(down), None)
     if up:
-        return StatusReading(Status.PASSING, f"{_cases(up)} separated upward, none downward", None)
+        return StatusReading(Status.PASSING, separated_upward(up), None)
     if CaseVerdict.UNDERPOWERED in verdicts or CaseVerdict.INCONCLUSIVE in verdicts:
         # an inconclusive case separated on its measured draws; only its lost draws stopped the call
         return StatusReading(Status.UNDERPOWERED, NOT_ENOUGH_DRAWS, None)
@@ -174,10 +172,6 @@ def judge_status(
             return StatusReading(Status.UNDERPOWERED, wide.sentence, wide)
         return StatusReading(Status.NO_SEPARATION, NO_SEPARATION_HEADLINE, wide)
     return StatusReading(Status.NO_SEPARATION, NO_SEPARATION_HEADLINE, None)
-
-
-def _cases(n: int) -> str:
-    return f"{n} case" if n == 1 else f"{n} cases"
 
 
 @dataclass(frozen=True, slots=True)

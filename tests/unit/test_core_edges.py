@@ -12,8 +12,8 @@ from driftproof.core.compare import ArmEvidence, lost_range
 from driftproof.core.diff import short_reason
 from driftproof.core.models import Receipt
 from driftproof.core.reading import lift_of, read_receipt
+from driftproof.core.sentences import NOT_ENOUGH_DRAWS
 from driftproof.core.wide_band import wide_band
-from driftproof.core.words import NOT_ENOUGH_DRAWS
 from tests.builders import receipt
 
 

@@ -16,7 +16,8 @@ from driftproof.core.diff import diff
 from driftproof.core.export import diff_json, view_json
 from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
-from driftproof.core.words import DIFFERENT_JUDGES, DIFFERENT_PROVIDERS, Status
+from driftproof.core.sentences import DIFFERENT_JUDGES, DIFFERENT_PROVIDERS
+from driftproof.core.words import Status
 from driftproof.receipts import seal_receipt
 from tests.builders import receipt
 
