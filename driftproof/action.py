@@ -42,6 +42,7 @@ from driftproof.core.sentences import (
     comment_not_posted,
     comment_not_updated,
     comment_posted,
+    first_run_sentence,
     fork_skipped,
     no_api_key,
     no_api_key_fix,
@@ -65,10 +66,9 @@ from driftproof.github import (
     warning,
     write_outputs,
 )
-from driftproof.markdown import band_text, md
+from driftproof.markdown import band_text, code, md
 from driftproof.receipts import load_receipt_bytes
 from driftproof.render import (
-    first_run_sentence,
     render_diff,
     render_error_comment,
     render_first_run,
@@ -299,7 +299,8 @@ def _baseline(ctx: _Ctx, branch: str, client: GitHubClient | None) -> Receipt | 
     path = ctx.config.receipt_path
     raw = read_default_branch_file(ctx.config.workspace, branch, path, client=client)
     if raw is None:
-        notice(first_run_sentence(branch).replace("`", ""), title=TITLE_FIRST_RUN, stream=ctx.out)
+        plain = first_run_sentence(code(branch, table=False)).replace("`", "")  # the branch as reports show it
+        notice(plain, title=TITLE_FIRST_RUN, stream=ctx.out)
         return None
     return load_receipt_bytes(raw, f"{path} on {branch}", read_restamped_smoke=True)
 

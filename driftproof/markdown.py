@@ -17,7 +17,9 @@ from driftproof.core.sentences import (
     SPREAD_UNKNOWN,
     STATUS_WORDS,
     VERDICT_WORDS,
+    lost_of,
     needed_on_reference,
+    replaced_of,
 )
 from driftproof.core.stopping import REFERENCE_MIN_DRAWS
 from driftproof.core.words import CaseVerdict, Status
@@ -88,14 +90,8 @@ def lost_text(arm: ArmSummary) -> str:
 
     A replaced draw (its call failed; a later measured draw took its place) is named apart: R-6 leaves it out.
     """
-    reasons = sorted(set(arm.lost_reasons))
-    why = f" ({', '.join(reasons)})" if reasons else ""
-    text = f"{arm.lost} of {arm.drawn} draws{why}"
-    if arm.replaced:
-        replaced = ", ".join(sorted(set(arm.replaced_reasons)))
-        noun = "draw" if arm.replaced == 1 else "draws"
-        text += f", and {arm.replaced} {noun} lost to a failed call and replaced ({replaced})"
-    return text
+    text = lost_of(arm.lost, arm.drawn, arm.lost_reasons)
+    return text + replaced_of(arm.replaced, arm.replaced_reasons) if arm.replaced else text
 
 
 def needed_text(

@@ -2,10 +2,11 @@
 
 Anything that comes from a receipt or a suite (case ids, reasons, model ids, notices) goes through ``md``
 or ``code`` (``driftproof.markdown``): no markdown or HTML injection, no ``@mention`` pings, no broken
-tables from ``|`` or newlines. What each line says is built in ``driftproof.report_lines``.
+tables from ``|`` or newlines. What each line says is built in ``driftproof.report_lines``, in the words of
+``driftproof.core.sentences`` (every one of them a global of the templates).
 
 Four forms: the comparison report (``render_diff``, also the PR comment), the first-run report
-(``render_first_run``: nothing stored on the default branch yet), the single-receipt view
+(``render_first_run``: nothing stored on the default branch yet, ``first_run.md.j2``), the single-receipt view
 (``render_view``) and the short job-summary form (``render_summary``). Each opens with one line: the
 status in words (the JSON keeps the token), then what happened and where.
 """
@@ -29,9 +30,8 @@ from driftproof.core.sentences import (
     BAND_SOURCE_LEGEND,
     ERROR_HEADLINE,
     ERROR_SAYS_MORE,
-    FIRST_RUN_VIEW,
     NOT_ENOUGH_DRAWS,
-    first_run,
+    first_run_sentence,
 )
 from driftproof.core.stopping import REFERENCE_MIN_DRAWS
 from driftproof.core.words import BandSource, CaseVerdict
@@ -50,7 +50,6 @@ from driftproof.report_lines import diff_lead, not_run_lines, receipt_facts, vie
 from driftproof.resources import data_dir
 
 __all__ = [
-    "first_run_sentence",
     "render_diff",
     "render_error_comment",
     "render_first_run",
@@ -179,22 +178,10 @@ def render_error_comment(message: str, fix: str) -> str:
     )
 
 
-def first_run_sentence(branch: str) -> str:
-    """The plain words of a first run: nothing stored on the default branch to compare against.
-
-    >>> first_run_sentence("main")
-    'No receipt is stored on `main` yet: this is the first run; nothing to compare against.'
-    """
-    return first_run(code(branch, table=False))
-
-
 def render_first_run(after: Receipt, reading: ReceiptReading, *, branch: str, title: str = "this run") -> str:
-    """The report when the default branch stores no receipt yet: the sentence, then the new receipt's view."""
-    return (
-        f"**Driftproof · first run** · {first_run_sentence(branch)}\n\n"
-        f"{FIRST_RUN_VIEW}\n\n"
-        f"{render_view(after, reading, title=title)}"
-    )
+    """The report when the default branch stores no receipt yet: the first-run sentence, then the new receipt's view."""
+    view = render_view(after, reading, title=title)
+    return environment().get_template("first_run.md.j2").render(branch=branch, view=view)
 
 
 def render_summary(
@@ -213,7 +200,7 @@ def render_summary(
     if result is not None and before is not None:
         lead = diff_lead(before, after, result, {"before": before_label, "after": after_label})
     elif first_run_branch is not None:
-        lead = first_run_sentence(first_run_branch)
+        lead = first_run_sentence(code(first_run_branch, table=False))
     else:
         lead = md(view_lead(reading, after.run.preset))
     return (

@@ -40,6 +40,8 @@ from driftproof.core.sentences import (
     different_providers,
     headline_downward,
     headline_upward,
+    lost_draws,
+    lost_of,
     no_verdict_headline,
     side_is,
 )
@@ -174,13 +176,11 @@ class DiffCase:
         """Each side's lost and drawn counts and reasons, when either side lost a draw."""
         if not (self.before.lost or self.after.lost):
             return None
-        return f"after lost {_side(self.after)}; before lost {_side(self.before)}"
+        return lost_draws("after", _lost(self.after), "before", _lost(self.before))
 
 
-def _side(arm: ArmSummary) -> str:
-    reasons = sorted(set(arm.lost_reasons))
-    why = f" ({', '.join(reasons)})" if reasons else ""
-    return f"{arm.lost} of {arm.drawn} draws{why}"
+def _lost(arm: ArmSummary) -> str:
+    return lost_of(arm.lost, arm.drawn, arm.lost_reasons)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ environment (``driftproof.render``); what stays in a template is layout: headers
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from driftproof.core.words import BandSource, CaseVerdict, Status
 
@@ -199,6 +199,7 @@ NOT_PROOF = "A separation is what these tests saw, not proof that the skill chan
 NOT_RUN = "Not run on this lane"
 NO_SERVED_MODEL = "reports no served model"
 LOST_DRAWS_LEFT_OUT = "Lost draws, left out of the means and spreads:"
+UNKNOWN = "unknown"
 INCONCLUSIVE_LOST = "Inconclusive: separated on measured draws, but not at every score the lost draws could have had."
 FIRST_RUN_VIEW = "The new receipt on its own, with the skill against without it:"
 ERROR_HEADLINE = "the run failed, so this push has no verdict."
@@ -211,13 +212,48 @@ BAND_SOURCE_LEGEND: Mapping[BandSource, str] = {
 }
 
 
-def first_run(branch: str) -> str:
+def first_run_sentence(branch: str) -> str:
     """The plain words of a first run: nothing stored on the default branch (``branch`` as the caller shows it).
 
-    >>> first_run("`main`")
+    >>> first_run_sentence("`main`")
     'No receipt is stored on `main` yet: this is the first run; nothing to compare against.'
     """
     return f"No receipt is stored on {branch} yet: this is the first run; nothing to compare against."
+
+
+def lost_of(lost: int, drawn: int, reasons: Iterable[str]) -> str:
+    """An arm's lost draws: ``1 of 6 draws (timeout)``, each recorded reason once."""
+    found = sorted(set(reasons))
+    why = f" ({', '.join(found)})" if found else ""
+    return f"{lost} of {drawn} draws{why}"
+
+
+def replaced_of(replaced: int, reasons: Iterable[str]) -> str:
+    """What follows ``lost_of`` when failed calls were replaced by later draws (R-6 leaves them out)."""
+    noun = "draw" if replaced == 1 else "draws"
+    return f", and {replaced} {noun} lost to a failed call and replaced ({', '.join(sorted(set(reasons)))})"
+
+
+def lost_draws(first: str, first_lost: str, second: str, second_lost: str) -> str:
+    """Two arms' lost draws side by side: ``after lost 1 of 6 draws (timeout); before lost 0 of 6 draws``."""
+    return f"{first} lost {first_lost}; {second} lost {second_lost}"
+
+
+def grading_cost(label: str | None, tokens: int, cost: float | None, counted: int | None, missing: int | None) -> str:
+    """What grading cost, kept apart from the skill's figures (``label``: whose, in a comparison); a floor.
+
+    >>> grading_cost(None, 900, 0.0123, 12, None)
+    "Grading cost, kept apart from the skill's figures: judge overhead 900 tokens ≈ $0.0123 (a floor; 12 draws \
+counted, unknown without usage)."
+    """
+    whose = f" of {label}" if label is not None else ""
+    price = f" ≈ ${cost:.4f}" if cost is not None else ""
+    counted_text = UNKNOWN if counted is None else str(counted)
+    missing_text = UNKNOWN if missing is None else str(missing)
+    return (
+        f"Grading cost{whose}, kept apart from the skill's figures: judge overhead {tokens} tokens{price} "
+        f"(a floor; {counted_text} draws counted, {missing_text} without usage)."
+    )
 
 
 def with_skill_arm(before: str, after: str) -> str:
