@@ -38,7 +38,7 @@ from driftproof.core.sentences import (
     TITLE_FIRST_RUN,
     TITLE_REGRESSED,
     TITLE_SKIPPED,
-    case_separated_downward,
+    case_regressed,
     comment_not_posted,
     comment_not_updated,
     comment_posted,
@@ -340,13 +340,8 @@ def _annotate(ctx: _Ctx, decision: Decision, labels: tuple[str, str]) -> None:
     """One annotation per regressed case: an error when the gate can fail on it, a warning otherwise."""
     annotate = warning if str(ctx.config.fail_on) == "never" else error
     for case in decision.regressed_cases:
-        delta = case.comparison.delta
-        message = (
-            f"case {case.id}: with-skill {band_text(case.before)} on {labels[0]} → {band_text(case.after)} on "
-            f"{labels[1]} (Δ {delta:+.2f}); the bands are apart and |Δ| ≥ 0.05"
-            if delta is not None
-            else case_separated_downward(case.id)
-        )
+        before, after = f"{band_text(case.before)} on {labels[0]}", f"{band_text(case.after)} on {labels[1]}"
+        message = case_regressed(case.id, before, after, case.comparison.delta)
         annotate(redact(message, ctx.secrets), title=TITLE_REGRESSED, stream=ctx.out)
 
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from driftproof.core.words import BandSource, CaseVerdict, Status
+from driftproof.core.words import EFFECT_FLOOR, BandSource, CaseVerdict, Status
+
+#: The effect floor F (R-3) as every sentence writes it: ``0.05``, from its one constant.
+FLOOR = f"{EFFECT_FLOOR:g}"
 
 
 def n_cases(n: int) -> str:
@@ -59,6 +62,7 @@ BADGE_WORDS: Mapping[Status, str] = {
 # Why a status: the sentences of R-4, R-5 and R-7 (seed 000, DESIGN.md)
 
 NOT_ENOUGH_DRAWS = "Not enough draws to conclude at this effect floor."
+SEPARATED_RULE = f"bands apart and |Δ| ≥ {FLOOR}"
 MORE_CASES = "More cases, not more draws, are needed to conclude at this effect floor."
 THIN_REFERENCE = "Not enough draws on the default branch's receipt to conclude at this effect floor."
 
@@ -71,6 +75,12 @@ def separated_downward(n: int) -> str:
 def separated_upward(n: int) -> str:
     """Why a receipt reads ``passing``."""
     return f"{n_cases(n)} separated upward, none downward"
+
+
+def wide_underpowered(n: int, band: float) -> str:
+    """R-5 in a comparison report: the band over the cases together reaches the floor (``n`` is 2 or more)."""
+    where = f"the comparison band over {n} cases is {band:.3f}, at or above the {FLOOR} floor"
+    return f"over the cases together: {where}; no draw count is given."
 
 
 def headline_downward(n: int) -> str:
@@ -358,9 +368,16 @@ def comment_posted(action: str, url: str) -> str:
     return f"Driftproof: comment {action}: {url}"
 
 
-def case_separated_downward(case_id: str) -> str:
-    """A regressed case's annotation when its Δ is unknown."""
-    return f"case {case_id} separated downward"
+def case_regressed(case_id: str, before: str, after: str, delta: float | None) -> str:
+    """A regressed case's annotation: its with-skill band ``on <label>`` on each side, and Δ when it is known.
+
+    >>> case_regressed("a", "0.90 ± 0.02 (7/7) on main", "0.55 ± 0.04 (7/7) on this PR", -0.35)
+    'case a: with-skill 0.90 ± 0.02 (7/7) on main → 0.55 ± 0.04 (7/7) on this PR (Δ -0.35); the bands are apart \
+and |Δ| ≥ 0.05'
+    """
+    if delta is None:
+        return f"case {case_id} separated downward"
+    return f"case {case_id}: with-skill {before} → {after} (Δ {delta:+.2f}); the bands are apart and |Δ| ≥ {FLOOR}"
 
 
 def run_result(outputs: Mapping[str, str], code: int, gate: str | None) -> str:
