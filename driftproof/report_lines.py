@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from driftproof.core.decision import signed_or_na as signed
-from driftproof.core.diff import DiffCase, DiffResult, short_reason
+from driftproof.core.diff import DiffCase, DiffResult
 from driftproof.core.models import Receipt
-from driftproof.core.reading import CALLS, NotRun, ReceiptReading
+from driftproof.core.reading import CALLS, NotRun, ReceiptReading, no_verdict
 from driftproof.core.sentences import (
     NO_SERVED_MODEL,
     SMOKE_RUN,
@@ -72,7 +72,7 @@ def diff_lead(before: Receipt, after: Receipt, result: DiffResult, labels: Mappi
     where = with_skill_arm(md(labels["before"]), md(labels["after"]))
     if result.status == Status.NO_VERDICT:
         sides = (("before", before), ("after", after))
-        reasons = [side_is(labels[side], why) for side, receipt in sides if (why := short_reason(receipt))]
+        reasons = [side_is(labels[side], why.short) for side, receipt in sides if (why := no_verdict(receipt))]
         mismatch = result.not_like_for_like
         if mismatch is not None:
             reasons.append(mismatch.reason)

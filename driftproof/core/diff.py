@@ -25,17 +25,14 @@ from driftproof.core.reading import (
     StatusReading,
     evidence,
     judge_status,
-    no_verdict_reason,
+    no_verdict,
     read_receipt,
     summarize,
 )
 from driftproof.core.sentences import (
-    AGGREGATES_ONLY_SHORT,
     DIFFERENT_SOURCES,
     NO_SEPARATION_HEADLINE,
-    SMOKE_RUN_SHORT,
     THIN_REFERENCE,
-    below_tested_short,
     different_judges,
     different_providers,
     headline_downward,
@@ -239,20 +236,6 @@ def headline(counts: Counts, withheld: dict[str, str], mismatch: str | None = No
     return ", ".join(parts) if parts else NO_SEPARATION_HEADLINE
 
 
-def short_reason(receipt: Receipt) -> str | None:
-    """Why a side gets no verdict, in a few words for the headline.
-
-    The full reason (with the receipt's own ``verification_reason``) is ``no_verdict_reason``.
-    """
-    if no_verdict_reason(receipt) is None:
-        return None
-    if receipt.run.preset is not None:
-        return SMOKE_RUN_SHORT
-    if receipt.uncertainty_unavailable == "aggregates_only":
-        return AGGREGATES_ONLY_SHORT
-    return below_tested_short(receipt.verification)
-
-
 def _thin_reference(status: StatusReading, comparisons: list[Comparison]) -> StatusReading:
     """An underpowered diff whose R-7 cases are thin on BEFORE's side says so: more draws of this pull request
     cannot help; the default branch's receipt needs them."""
@@ -269,8 +252,8 @@ def _thin_reference(status: StatusReading, comparisons: list[Comparison]) -> Sta
 def diff(before: Receipt, after: Receipt) -> DiffResult:
     """Compare AFTER's with_skill arm against BEFORE's, case by case (matched by id)."""
     sides = (("before", before), ("after", after))
-    withheld = {side: why for side, r in sides if (why := short_reason(r))}
-    full = {side: why for side, r in sides if (why := no_verdict_reason(r))}
+    why_not = {side: why for side, r in sides if (why := no_verdict(r)) is not None}
+    withheld = {side: why.short for side, why in why_not.items()}
     mismatch = like_for_like(before, after)
     no_call = bool(withheld) or mismatch is not None
     before_cases = {c.id: c for c in before.cases}
@@ -314,7 +297,7 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
         unmatched_after=tuple(i for i in after_ids if i not in before_cases),
         before=r_before,
         after=r_after,
-        no_verdict=full,
+        no_verdict={side: why.reason for side, why in why_not.items()},
         wide=status.wide,
         different_sources=DIFFERENT_SOURCES if src_before and src_after and src_before != src_after else None,
         not_like_for_like=mismatch,

@@ -1,7 +1,8 @@
 """Reading one receipt: evidence per arm, case verdicts (with_skill vs baseline), lift, status.
 
 Readers give no verdict for a receipt below ``TESTED``, for one that names a preset (whatever level
-it carries: a smoke run), or for one marked ``aggregates_only``; the lift stays as context.
+it carries: a smoke run), or for one marked ``aggregates_only``; the lift stays as context. That rule is
+``no_verdict``, the one place that decides it and words it, in full and in a headline's few words.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.models import Arm, Case, Receipt
 from driftproof.core.sentences import (
     AGGREGATES_ONLY,
+    AGGREGATES_ONLY_SHORT,
     NO_SEPARATION_HEADLINE,
     NOT_ENOUGH_DRAWS,
     SMOKE_RUN,
+    SMOKE_RUN_SHORT,
     below_tested,
+    below_tested_short,
     separated_downward,
     separated_upward,
 )
@@ -130,14 +134,36 @@ def summarize(arm: Arm, threshold: float | None) -> ArmSummary:
     )
 
 
-def no_verdict_reason(receipt: Receipt) -> str | None:
-    """Why a reader gives this receipt no verdict, or ``None`` when it may have one."""
+@dataclass(frozen=True, slots=True)
+class NoVerdict:
+    """Why readers give a receipt no verdict, said two ways."""
+
+    reason: str
+    """In full, with the receipt's own ``verification_reason``: the view, a diff's ``no_verdict``, the JSON."""
+    short: str
+    """In the few words of a comparison's headline: ``after is a smoke run (Smoke run, no verdict)``."""
+
+
+def no_verdict(receipt: Receipt) -> NoVerdict | None:
+    """The one no-verdict rule: ``None`` when readers may give ``receipt`` a verdict, else why not.
+
+    A preset names a smoke run whatever level it carries; ``aggregates_only`` has no per-run score to band;
+    below ``TESTED`` the receipt's level cannot carry a verdict.
+
+    >>> from driftproof.core.models import Run
+    >>> made = Receipt.model_construct(run=Run.model_construct(preset=None), uncertainty_unavailable=None)
+    >>> no_verdict(made.model_copy(update={"verification": "TESTED"})) is None
+    True
+    >>> no_verdict(made.model_copy(update={"verification": "DECLARED", "verification_reason": "no tests ran"}))
+    NoVerdict(reason='below TESTED: the receipt reads DECLARED (no tests ran)', short='below TESTED (DECLARED)')
+    """
     if receipt.run.preset is not None:
-        return SMOKE_RUN
+        return NoVerdict(SMOKE_RUN, SMOKE_RUN_SHORT)
     if receipt.uncertainty_unavailable == "aggregates_only":
-        return AGGREGATES_ONLY
+        return NoVerdict(AGGREGATES_ONLY, AGGREGATES_ONLY_SHORT)
     if receipt.verification != Verification.TESTED:
-        return below_tested(receipt.verification, receipt.verification_reason)
+        reason = below_tested(receipt.verification, receipt.verification_reason)
+        return NoVerdict(reason, below_tested_short(receipt.verification))
     return None
 
 
@@ -261,7 +287,7 @@ def lift_of(cases: Sequence[Case]) -> tuple[float | None, float | None]:
 
 def read_receipt(receipt: Receipt) -> ReceiptReading:
     """Read one receipt: per-case with_skill vs baseline, lift, and the receipt status."""
-    withheld = no_verdict_reason(receipt)
+    withheld = None if (why := no_verdict(receipt)) is None else why.reason
     new = [evidence(c.with_skill) for c in receipt.cases]
     ref = [evidence(c.baseline) for c in receipt.cases]
     comparisons = [compare(n, r) for n, r in zip(new, ref, strict=True)]
