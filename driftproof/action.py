@@ -50,6 +50,7 @@ from driftproof.core.sentences import (
     sdk_logging,
     summary_not_written,
 )
+from driftproof.credentials import redact
 from driftproof.errors import DriftproofError, GitHubError, InputError, LaneError, OutputError, ReceiptError
 from driftproof.github import (
     Event,
@@ -60,7 +61,6 @@ from driftproof.github import (
     error,
     notice,
     read_default_branch_file,
-    redact,
     secret_values,
     stop_commands,
     warning,
@@ -77,6 +77,7 @@ from driftproof.render import (
 )
 from driftproof.run_suite import RunRequest, run_suite
 from driftproof.safe_text import clip_lines, one_line, printable
+from driftproof.workflow import escape_data
 
 __all__ = ["OUTPUTS", "main", "run"]
 
@@ -159,7 +160,7 @@ def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.
         message = str(exc)
     except Exception as exc:  # the Action never ends in a traceback: one ::error:: line and the summary
         if environ.get("RUNNER_DEBUG") == "1":  # the runner's debug logging is on: the trace helps a bug report
-            stdout.write(f"::debug::{_escape(redact(traceback.format_exc(), secrets))}\n")
+            stdout.write(f"::debug::{escape_data(redact(traceback.format_exc(), secrets))}\n")
         message, fix = f"unexpected {type(exc).__name__}: {exc}", _BUG
     code = _fatal(message, fix, stdout, summary, secrets)
     _error_outputs(environ, secrets)
@@ -414,10 +415,6 @@ def _error_comment(
         client.upsert_comment(event.pr_number, body)
     except GitHubError as exc:
         warning(comment_not_updated(str(exc)), stream=out)
-
-
-def _escape(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _quiet_loggers() -> None:
