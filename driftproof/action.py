@@ -29,7 +29,28 @@ from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
 from driftproof.core.models import Receipt
 from driftproof.core.reading import ReceiptReading, read_receipt
+from driftproof.core.sentences import (
+    NO_COMMENT_TOKEN,
+    RUN_GROUP,
+    TITLE_COMMENT,
+    TITLE_FAILED,
+    TITLE_FIRST_RUN,
+    TITLE_REGRESSED,
+    TITLE_SKIPPED,
+    case_regressed,
+    comment_not_posted,
+    comment_not_updated,
+    comment_posted,
+    first_run_sentence,
+    fork_skipped,
+    no_api_key,
+    no_api_key_fix,
+    run_result,
+    sdk_logging,
+    summary_not_written,
+)
 from driftproof.core.words import FailOn
+from driftproof.credentials import redact
 from driftproof.errors import (
     DriftproofError,
     GitHubError,
@@ -48,16 +69,14 @@ from driftproof.github import (
     error,
     notice,
     read_default_branch_file,
-    redact,
     secret_values,
     stop_commands,
     warning,
     write_outputs,
 )
-from driftproof.markdown import band_text, md
+from driftproof.markdown import band_text, code, md
 from driftproof.receipts import load_receipt_bytes, write_badge
 from driftproof.render import (
-    first_run_sentence,
     render_diff,
     render_error_comment,
     render_first_run,
@@ -66,6 +85,7 @@ from driftproof.render import (
 )
 from driftproof.run import RunRequest, run_suite
 from driftproof.safe_text import clip_lines, one_line, printable
+from driftproof.workflow import escape_data
 
 __all__ = ["OUTPUTS", "main", "run"]
 
@@ -98,6 +118,7 @@ _FIXES: tuple[tuple[type[BaseException], str], ...] = (
         "input; the message above names the call that failed.",
     ),
 )
+"""The fix each kind of error names, by its type: what the ``::error::`` line and the job summary say to do."""
 _BUG = "This is a bug in Driftproof, not in your workflow: please report it with the message above."
 
 
@@ -139,7 +160,7 @@ def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.
         message = str(exc)
     except Exception as exc:  # the Action never ends in a traceback: one ::error:: line and the summary
         if environ.get("RUNNER_DEBUG") == "1":  # the runner's debug logging is on: the trace helps a bug report
-            stdout.write(f"::debug::{_escape(redact(traceback.format_exc(), secrets))}\n")
+            stdout.write(f"::debug::{escape_data(redact(traceback.format_exc(), secrets))}\n")
         message, fix = f"unexpected {type(exc).__name__}: {exc}", _BUG
     code = _fatal(message, fix, stdout, summary, secrets)
     _error_outputs(environ, secrets)
@@ -157,14 +178,10 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         return _skip_fork(ctx)
     if activity == Activity.MISSING_SECRET:
         names = " and ".join(config.missing_model_secrets(environ))
-        raise WorkflowError(
-            f"no API key for this run: {names} is not set",
-            f"Pass the key as step `env:` from a repository secret, e.g. `{names.split()[0]}: "
-            f"${{{{ secrets.{names.split()[0]} }}}}`, or use `provider: stub` for an offline smoke check.",
-        )
+        raise WorkflowError(no_api_key(names), no_api_key_fix(names.split()[0]))
     for name in ("ANTHROPIC_LOG", "OPENAI_LOG"):
         if environ.get(name, "").strip():
-            warning(f"{name} is set: SDK debug logging can print request details; unset it in CI", stream=out)
+            warning(sdk_logging(name), stream=out)
     files = _files(config, activity)
     client = _client(ctx, http)
     branch = event.default_branch or event.base_ref
@@ -201,11 +218,7 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
     outputs = {**decision.outputs(), **paths}
     _set_outputs(ctx, outputs)
     code = decision.exit_code(config.fail_on)
-    gate = f"fail-on {config.fail_on}" if decision.compared else "nothing compared, the gate passes"
-    out.write(
-        f"Driftproof: status {outputs['status']} · {outputs['regressed']} regressed · {outputs['improved']} improved"
-        f" · lift {outputs['lift']} · exit {code} ({gate})\n"
-    )
+    out.write(run_result(outputs, code, str(config.fail_on) if decision.compared else None) + "\n")
     return code
 
 
@@ -252,7 +265,7 @@ def _run_suite(ctx: _Ctx, files: _Files, reference: Receipt | None, *, as_refere
         as_reference=as_reference,
         environ=dict(ctx.environ),
     )
-    ctx.out.write("::group::Driftproof run (model answers are printed raw; workflow commands are stopped)\n")
+    ctx.out.write(f"::group::{RUN_GROUP}\n")
     try:
         with stop_commands(stream=ctx.out):
             outcome = run_suite(request, progress_stream=ctx.out, log_answer=_answer_logger(ctx))
@@ -287,7 +300,8 @@ def _baseline(ctx: _Ctx, branch: str, client: GitHubClient | None) -> Receipt | 
     path = ctx.config.receipt_path
     raw = read_default_branch_file(ctx.config.workspace, branch, path, client=client)
     if raw is None:
-        notice(first_run_sentence(branch).replace("`", ""), title="Driftproof first run", stream=ctx.out)
+        plain = first_run_sentence(code(branch, table=False)).replace("`", "")  # the branch as reports show it
+        notice(plain, title=TITLE_FIRST_RUN, stream=ctx.out)
         return None
     return load_receipt_bytes(raw, f"{path} on {branch}", read_restamped_smoke=True)
 
@@ -313,32 +327,23 @@ def _comment(ctx: _Ctx, client: GitHubClient | None, report: str, files: _Files)
     """Create or update the one sticky comment; a refusal is a warning, never the end of the run."""
     number = ctx.event.pr_number
     if client is None or number is None:
-        warning("no PR comment: the github-token input is empty", stream=ctx.out)
+        warning(NO_COMMENT_TOKEN, stream=ctx.out)
         return
     try:
         posted = client.upsert_comment(number, report)
     except GitHubError as exc:
-        warning(
-            f"the PR comment was not posted: {exc}. The report is in the job summary and at {files.report}.",
-            title="Driftproof comment",
-            stream=ctx.out,
-        )
+        warning(comment_not_posted(str(exc), files.report), title=TITLE_COMMENT, stream=ctx.out)
         return
-    ctx.out.write(f"Driftproof: comment {posted.action}: {posted.url}\n")
+    ctx.out.write(comment_posted(posted.action, posted.url) + "\n")
 
 
 def _annotate(ctx: _Ctx, decision: Decision, labels: tuple[str, str]) -> None:
     """One annotation per regressed case: an error when the gate can fail on it, a warning otherwise."""
     annotate = warning if ctx.config.fail_on == FailOn.NEVER else error
     for case in decision.regressed_cases:
-        delta = case.comparison.delta
-        message = (
-            f"case {case.id}: with-skill {band_text(case.before)} on {labels[0]} → {band_text(case.after)} on "
-            f"{labels[1]} (Δ {delta:+.2f}); the bands are apart and |Δ| ≥ 0.05"
-            if delta is not None
-            else f"case {case.id} separated downward"
-        )
-        annotate(redact(message, ctx.secrets), title="Driftproof: case regressed", stream=ctx.out)
+        before, after = f"{band_text(case.before)} on {labels[0]}", f"{band_text(case.after)} on {labels[1]}"
+        message = case_regressed(case.id, before, after, case.comparison.delta)
+        annotate(redact(message, ctx.secrets), title=TITLE_REGRESSED, stream=ctx.out)
 
 
 def _set_outputs(ctx: _Ctx, outputs: Mapping[str, str]) -> None:
@@ -353,12 +358,8 @@ def _set_outputs(ctx: _Ctx, outputs: Mapping[str, str]) -> None:
 def _skip_fork(ctx: _Ctx) -> int:
     """A fork (or Dependabot) PR without the provider's key: a notice, status=skipped, exit 0."""
     names = " and ".join(ctx.config.missing_model_secrets(ctx.environ))
-    message = (
-        f"Driftproof skipped this pull request: it comes from a fork (or Dependabot), and GitHub passes no "
-        f"secrets to such runs, so {names} is not set. A maintainer can push the commits to a branch of this "
-        "repository to run it; see docs/action.md, 'Fork pull requests'."
-    )
-    notice(message, title="Driftproof skipped", stream=ctx.out)
+    message = fork_skipped(names)
+    notice(message, title=TITLE_SKIPPED, stream=ctx.out)
     if ctx.config.summary_path is not None:
         append_summary(ctx.config.summary_path, f"### Driftproof · skipped\n\n{message}\n")  # our words only
     skipped = {"status": "skipped", "regressed": "0", "improved": "0", "lift": "n/a", "lift-per-1k": "n/a"}
@@ -369,12 +370,12 @@ def _skip_fork(ctx: _Ctx) -> int:
 def _fatal(message: str, fix: str, out: TextIO, summary: str | None, secrets: tuple[str, ...]) -> int:
     """One ``::error::`` line and the summary with the fix; exit status 2."""
     text = one_line(redact(message, secrets))
-    error(f"{text} · Fix: {fix}", title="Driftproof failed", stream=out)
+    error(f"{text} · Fix: {fix}", title=TITLE_FAILED, stream=out)
     if summary:
         try:
             append_summary(Path(summary), f"### Driftproof · error\n\n{md(text)}\n\n**Fix:** {fix}\n")
         except OutputError as exc:
-            warning(f"could not write the job summary: {exc}", stream=out)
+            warning(summary_not_written(str(exc)), stream=out)
     return 2
 
 
@@ -413,11 +414,7 @@ def _error_comment(
     try:
         client.upsert_comment(event.pr_number, body)
     except GitHubError as exc:
-        warning(f"the PR comment was not updated with the error: {exc}", stream=out)
-
-
-def _escape(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        warning(comment_not_updated(str(exc)), stream=out)
 
 
 def _quiet_loggers() -> None:

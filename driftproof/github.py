@@ -8,7 +8,7 @@ runner (stdout workflow commands, ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) is
 :mod:`driftproof.workflow`. Both are re-exported here, so ``driftproof.github`` names them all.
 
 Secrets: the runner masks logs and the job summary, never what the Action posts through
-the API. Every outgoing comment body goes through :func:`redact`, and the token never
+the API. Every outgoing comment body goes through :func:`driftproof.credentials.redact`, and the token never
 appears in a ``repr``, an error message or a URL.
 """
 
@@ -26,6 +26,7 @@ import httpx
 
 from driftproof._default_branch import RunGit as RunGit
 from driftproof._default_branch import ensure_safe_directory, read_default_branch_file
+from driftproof.credentials import redact
 from driftproof.errors import GitHubError
 from driftproof.workflow import COMMENT_CUT_NOTE as COMMENT_CUT_NOTE
 from driftproof.workflow import (
@@ -36,7 +37,6 @@ from driftproof.workflow import (
     append_summary,
     error,
     notice,
-    redact,
     secret_values,
     stop_commands,
     truncate_comment,
@@ -60,7 +60,6 @@ __all__ = [
     "error",
     "notice",
     "read_default_branch_file",
-    "redact",
     "secret_values",
     "stop_commands",
     "truncate_comment",

@@ -10,17 +10,19 @@ from __future__ import annotations
 import re
 
 from driftproof.core.reading import ArmSummary
-from driftproof.core.stopping import REFERENCE_MIN_DRAWS
-from driftproof.core.words import (
+from driftproof.core.sentences import (
     NO_DRAW_COUNT,
-    NO_DRAW_COUNT_HELP,
+    NO_DRAW_COUNT_EXPLAINED,
     NO_VERDICT,
     SPREAD_UNKNOWN,
     STATUS_WORDS,
     VERDICT_WORDS,
-    CaseVerdict,
-    Status,
+    lost_of,
+    needed_on_reference,
+    replaced_of,
 )
+from driftproof.core.stopping import REFERENCE_MIN_DRAWS
+from driftproof.core.words import CaseVerdict, Status
 from driftproof.safe_text import SHOWN_CHARS, printable, shorten
 
 __all__ = [
@@ -88,14 +90,8 @@ def lost_text(arm: ArmSummary) -> str:
 
     A replaced draw (its call failed; a later measured draw took its place) is named apart: R-6 leaves it out.
     """
-    reasons = sorted(set(arm.lost_reasons))
-    why = f" ({', '.join(reasons)})" if reasons else ""
-    text = f"{arm.lost} of {arm.drawn} draws{why}"
-    if arm.replaced:
-        replaced = ", ".join(sorted(set(arm.replaced_reasons)))
-        noun = "draw" if arm.replaced == 1 else "draws"
-        text += f", and {arm.replaced} {noun} lost to a failed call and replaced ({replaced})"
-    return text
+    text = lost_of(arm.lost, arm.drawn, arm.lost_reasons)
+    return text + replaced_of(arm.replaced, arm.replaced_reasons) if arm.replaced else text
 
 
 def needed_text(
@@ -109,12 +105,11 @@ def needed_text(
     if verdict != CaseVerdict.UNDERPOWERED:
         return "–"
     if draws_needed is not None and thin in ("before", "both"):
-        store = f"its store job draws {REFERENCE_MIN_DRAWS} per arm, --as-reference"
-        return f"{draws_needed} on the default branch's receipt ({store})"
+        return needed_on_reference(draws_needed, REFERENCE_MIN_DRAWS)
     if draws_needed is not None:
         return str(draws_needed)
     if reason == NO_DRAW_COUNT:
-        return f"{NO_DRAW_COUNT}: {NO_DRAW_COUNT_HELP}"
+        return NO_DRAW_COUNT_EXPLAINED
     return reason or SPREAD_UNKNOWN
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from driftproof.core.compare import ArmEvidence
 from driftproof.core.models import Receipt
-from driftproof.core.reading import evidence, no_verdict_reason
+from driftproof.core.reading import evidence, no_verdict
 from driftproof.judge import TEMPLATE_SHA256
 from driftproof.receipts import load_receipt
 from driftproof.suite import Suite
@@ -40,9 +40,9 @@ NONE = Reference({}, None, ())
 
 def _unusable(ref: Receipt, provider: str, judge_provider: str, judge_model: str | None) -> str | None:
     """Why the diff against ``ref`` could give no verdict, or ``None``."""
-    why = no_verdict_reason(ref)
+    why = no_verdict(ref)
     if why is not None:
-        return f"it gives no verdict ({why})"
+        return f"it gives no verdict ({why.reason})"
     if ref.run.lane.provider != provider:
         return f"its answers came from another provider ({ref.run.lane.provider}, this run {provider})"
     judge = ref.judge

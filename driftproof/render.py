@@ -2,10 +2,11 @@
 
 Anything that comes from a receipt or a suite (case ids, reasons, model ids, notices) goes through ``md``
 or ``code`` (``driftproof.markdown``): no markdown or HTML injection, no ``@mention`` pings, no broken
-tables from ``|`` or newlines. What each line says is built in ``driftproof.report_lines``.
+tables from ``|`` or newlines. What each line says is built in ``driftproof.report_lines``, in the words of
+``driftproof.core.sentences`` (every one of them a global of the templates).
 
 Four forms: the comparison report (``render_diff``, also the PR comment), the first-run report
-(``render_first_run``: nothing stored on the default branch yet), the single-receipt view
+(``render_first_run``: nothing stored on the default branch yet, ``first_run.md.j2``), the single-receipt view
 (``render_view``) and the short job-summary form (``render_summary``). Each opens with one line: the
 status in words (the JSON keeps the token), then what happened and where.
 """
@@ -19,22 +20,21 @@ from typing import Any
 from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
+from driftproof.core import sentences
 from driftproof.core.decision import Decision
 from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffResult
 from driftproof.core.models import Receipt
 from driftproof.core.reading import CALLS, ArmSummary, ReceiptReading
-from driftproof.core.words import (
-    DIFFERENT_SOURCES,
-    MORE_CASES,
-    NO_SEPARATION_HEADLINE,
+from driftproof.core.sentences import (
+    BAND_SOURCE_LEGEND,
+    ERROR_HEADLINE,
+    ERROR_SAYS_MORE,
     NOT_ENOUGH_DRAWS,
-    NOT_PROOF,
-    NOT_RUN,
-    SMOKE_RUN,
-    BandSource,
-    CaseVerdict,
+    first_run_sentence,
 )
+from driftproof.core.stopping import REFERENCE_MIN_DRAWS
+from driftproof.core.words import BandSource, CaseVerdict
 from driftproof.markdown import (
     band_text,
     checks_text,
@@ -50,7 +50,6 @@ from driftproof.report_lines import diff_lead, not_run_lines, receipt_facts, vie
 from driftproof.resources import data_dir
 
 __all__ = [
-    "first_run_sentence",
     "render_diff",
     "render_error_comment",
     "render_first_run",
@@ -58,13 +57,15 @@ __all__ = [
     "render_view",
 ]
 
+#: Every constant and function of ``core.sentences``, under its own name: the templates' words.
+SENTENCES = {
+    name: value
+    for name, value in vars(sentences).items()
+    if name.isupper() or (callable(value) and getattr(value, "__module__", None) == sentences.__name__)
+}
+
 #: A list longer than this is folded (the underpowered table past its first rows, the notices whole).
 FOLD_AFTER = 5
-
-SOURCE_LEGEND = {
-    BandSource.GENERATION: "generation: mean ± sd across the arm's draws, each draw scored by the judge",
-    BandSource.LEGACY: "legacy: one draw per arm; the band is the spread of the judge's samples, not of the model",
-}
 
 
 @cache
@@ -89,24 +90,15 @@ def environment() -> SandboxedEnvironment:
         verdict=verdict_text,
         status=status_text,
     )
-    env.globals.update(
-        needed=needed_text,
-        FOLD_AFTER=FOLD_AFTER,
-        NOT_RUN=NOT_RUN,
-        NO_SEPARATION=NO_SEPARATION_HEADLINE,
-        NOT_ENOUGH_DRAWS=NOT_ENOUGH_DRAWS,
-        MORE_CASES=MORE_CASES,
-        SMOKE_RUN=SMOKE_RUN,
-        DIFFERENT_SOURCES=DIFFERENT_SOURCES,
-        NOT_PROOF=NOT_PROOF,
-    )
+    env.globals.update(SENTENCES)
+    env.globals.update(needed=needed_text, FOLD_AFTER=FOLD_AFTER, REFERENCE_MIN_DRAWS=REFERENCE_MIN_DRAWS)
     return env
 
 
 def _legend(sources: Iterable[BandSource]) -> list[str]:
     """Legend lines for exactly the band sources on the page."""
     present = set(sources)
-    return [SOURCE_LEGEND[s] for s in BandSource if s in present]
+    return [BAND_SOURCE_LEGEND[s] for s in BandSource if s in present]
 
 
 def _sources(arms: Iterable[ArmSummary]) -> dict[str, Any]:
@@ -181,28 +173,15 @@ def render_error_comment(message: str, fix: str) -> str:
     '**Driftproof · error** · the run failed, so this push has no verdict.'
     """
     return (
-        "**Driftproof · error** · the run failed, so this push has no verdict.\n\n"
-        f"> {md(message)}\n\n**Fix:** {md(fix)}\n\n<sub>The job summary and the step's log say more.</sub>\n"
+        f"**Driftproof · error** · {ERROR_HEADLINE}\n\n"
+        f"> {md(message)}\n\n**Fix:** {md(fix)}\n\n<sub>{ERROR_SAYS_MORE}</sub>\n"
     )
-
-
-def first_run_sentence(branch: str) -> str:
-    """The plain words of a first run: nothing stored on the default branch to compare against.
-
-    >>> first_run_sentence("main")
-    'No receipt is stored on `main` yet: this is the first run; nothing to compare against.'
-    """
-    where = code(branch, table=False)
-    return f"No receipt is stored on {where} yet: this is the first run; nothing to compare against."
 
 
 def render_first_run(after: Receipt, reading: ReceiptReading, *, branch: str, title: str = "this run") -> str:
-    """The report when the default branch stores no receipt yet: the sentence, then the new receipt's view."""
-    return (
-        f"**Driftproof · first run** · {first_run_sentence(branch)}\n\n"
-        f"The new receipt on its own, with the skill against without it:\n\n"
-        f"{render_view(after, reading, title=title)}"
-    )
+    """The report when the default branch stores no receipt yet: the first-run sentence, then the new receipt's view."""
+    view = render_view(after, reading, title=title)
+    return environment().get_template("first_run.md.j2").render(branch=branch, view=view)
 
 
 def render_summary(
@@ -221,7 +200,7 @@ def render_summary(
     if result is not None and before is not None:
         lead = diff_lead(before, after, result, {"before": before_label, "after": after_label})
     elif first_run_branch is not None:
-        lead = first_run_sentence(first_run_branch)
+        lead = first_run_sentence(code(first_run_branch, table=False))
     else:
         lead = md(view_lead(reading, after.run.preset))
     return (

@@ -2,7 +2,7 @@
 
 The first line a reviewer reads (``diff_lead``, ``view_lead``), each receipt's setup side by side
 (``receipt_facts``: answering model, lane, harness, judge) and the "Not run on this lane" items
-(``not_run_lines``). The templates place them; the sentences themselves live in ``core.words``.
+(``not_run_lines``). The templates place them; the sentences themselves live in ``core.sentences``.
 """
 
 from __future__ import annotations
@@ -11,20 +11,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from driftproof.core.decision import signed_or_na as signed
-from driftproof.core.diff import DiffCase, DiffResult, short_reason
+from driftproof.core.diff import DiffCase, DiffResult
 from driftproof.core.models import Receipt
-from driftproof.core.reading import CALLS, NotRun, ReceiptReading
-from driftproof.core.words import NO_SERVED_MODEL, SMOKE_RUN, VERDICT_WORDS, CaseVerdict, Status
+from driftproof.core.reading import CALLS, NotRun, ReceiptReading, no_verdict
+from driftproof.core.sentences import (
+    NO_SERVED_MODEL,
+    SMOKE_RUN,
+    VERDICT_WORDS,
+    n_cases,
+    side_is,
+    unverified_lead,
+    with_skill_against_without,
+    with_skill_arm,
+)
+from driftproof.core.words import CaseVerdict, Status
 from driftproof.markdown import code, md
 
 __all__ = ["LIST_CAP", "diff_lead", "not_run_lines", "receipt_facts", "view_lead"]
 
 #: How many called cases the first line names per direction before "and N more".
 LIST_CAP = 3
-
-
-def _cases(n: int) -> str:
-    return f"{n} case" if n == 1 else f"{n} cases"
 
 
 def _means(case: DiffCase) -> str:
@@ -63,10 +69,10 @@ def diff_lead(before: Receipt, after: Receipt, result: DiffResult, labels: Mappi
     without a verdict, why (each side named by its label, then what is not like for like). Across providers
     the lifts lead, and no raw score is ranked.
     """
-    where = f"with-skill arm, {md(labels['before'])} → {md(labels['after'])}"
+    where = with_skill_arm(md(labels["before"]), md(labels["after"]))
     if result.status == Status.NO_VERDICT:
         sides = (("before", before), ("after", after))
-        reasons = [f"{labels[side]} is {why}" for side, receipt in sides if (why := short_reason(receipt))]
+        reasons = [side_is(labels[side], why.short) for side, receipt in sides if (why := no_verdict(receipt))]
         mismatch = result.not_like_for_like
         if mismatch is not None:
             reasons.append(mismatch.reason)
@@ -80,8 +86,8 @@ def diff_lead(before: Receipt, after: Receipt, result: DiffResult, labels: Mappi
     if called:
         return called_text(called, where)
     if result.status == Status.UNDERPOWERED:
-        return f"{md(result.status_reason)} ({_cases(len(result.cases))}, {where})"
-    return f"{_cases(len(result.cases))}, {where}"
+        return f"{md(result.status_reason)} ({n_cases(len(result.cases))}, {where})"
+    return f"{n_cases(len(result.cases))}, {where}"
 
 
 def view_lead(reading: ReceiptReading, preset: str | None) -> str:
@@ -92,11 +98,11 @@ def view_lead(reading: ReceiptReading, preset: str | None) -> str:
     """
     if reading.no_verdict_reason is None:
         if reading.status == Status.NO_SEPARATION:
-            return f"{_cases(len(reading.cases))}, with skill against without it"
+            return with_skill_against_without(len(reading.cases))
         return reading.status_reason
     if preset is not None:
         return SMOKE_RUN
-    return f"{reading.verification} receipt, no verdict"
+    return unverified_lead(reading.verification)
 
 
 def not_run_lines(sides: Sequence[tuple[str, NotRun]]) -> list[str]:

@@ -4,7 +4,21 @@ from __future__ import annotations
 
 from driftproof.core.decision import needed_draws, signed_or_na
 from driftproof.core.reading import read_receipt
-from driftproof.core.words import NO_DRAW_COUNT, NO_DRAW_COUNT_HELP, SMOKE_RUN, STATUS_WORDS, VERDICT_WORDS, CaseVerdict
+from driftproof.core.sentences import (
+    NO_ANSWER,
+    NO_DRAW_COUNT,
+    NO_DRAW_COUNT_EXPLAINED,
+    STATUS_WORDS,
+    VERDICT_WORDS,
+    context_only,
+    draws_per_arm_needed,
+    next_line,
+    quick_title,
+    receipt_line,
+    run_heading,
+    status_line,
+)
+from driftproof.core.words import CaseVerdict
 from driftproof.run import RunOutcome
 from driftproof.safe_text import printable
 
@@ -18,28 +32,26 @@ def print_run_summary(outcome: RunOutcome) -> None:
     """The closing lines of a run, as the terminal mockup has them."""
     receipt, reading = outcome.receipt, read_receipt(outcome.receipt)
     lane, judge = receipt.run.lane, receipt.judge
-    judge_text = f" · judge {judge.provider}/{judge.model_requested}" if judge else ""
-    head = f"{receipt.suite.name} · {lane.provider}/{lane.model_requested} ({lane.surface})"
-    n = len(receipt.cases)
-    _say(f"{head}{judge_text} · {n} case{'' if n == 1 else 's'}")
-    spread = f" (±{reading.lift_spread:.2f} across cases)" if reading.lift_spread is not None else ""
-    per_1k = f"   {signed_or_na(reading.lift_per_1k)} per 1k skill tokens" if reading.lift_per_1k is not None else ""
-    _say(f"status  {STATUS_WORDS[reading.status]}   lift {signed_or_na(reading.lift)}{spread}{per_1k}")
+    judged = f"{judge.provider}/{judge.model_requested}" if judge else None
+    lane_text = f"{lane.provider}/{lane.model_requested} ({lane.surface})"
+    _say(run_heading(str(receipt.suite.name), lane_text, judged, len(receipt.cases)))
+    per_1k = signed_or_na(reading.lift_per_1k) if reading.lift_per_1k is not None else None
+    _say(status_line(STATUS_WORDS[reading.status], signed_or_na(reading.lift), reading.lift_spread, per_1k))
     if reading.no_verdict_reason:
-        _say(f"        {reading.no_verdict_reason}; the lift is context only")
+        _say(f"        {context_only(reading.no_verdict_reason)}")
     else:
         counts = {v: sum(1 for c in reading.cases if c.verdict == v) for v in CaseVerdict}
         parts = [f"{n} {VERDICT_WORDS[v]}" for v, n in counts.items() if n]
         needed = needed_draws(c.comparison for c in reading.cases if c.verdict == CaseVerdict.UNDERPOWERED)
         if needed.n is not None:
-            tail = f" ({needed.n} draws per arm needed)"
+            tail = f" ({draws_per_arm_needed(needed.n)})"
         elif needed.sentence == NO_DRAW_COUNT:
-            tail = f" ({NO_DRAW_COUNT}: {NO_DRAW_COUNT_HELP})"
+            tail = f" ({NO_DRAW_COUNT_EXPLAINED})"
         else:
             tail = f" ({needed.sentence})" if needed.sentence else ""
         _say("        " + " · ".join(parts) + tail)
-    _say(f"receipt {outcome.path}  ({receipt.verification}, seal {receipt.seal.sha256[:12]})")
-    _say(f"next    driftproof view {outcome.path}   ·   driftproof diff <main receipt> {outcome.path}")
+    _say(receipt_line(str(outcome.path), receipt.verification, receipt.seal.sha256[:12]))
+    _say(next_line(str(outcome.path)))
 
 
 def print_quick(outcome: RunOutcome) -> None:
@@ -49,7 +61,7 @@ def print_quick(outcome: RunOutcome) -> None:
 
     case = outcome.suite.cases[0]
     results = outcome.runner.results[0]
-    table = Table(title=printable(f"{SMOKE_RUN} · case {case.id}"), show_lines=True, expand=True)
+    table = Table(title=printable(quick_title(case.id)), show_lines=True, expand=True)
     table.add_column("draw", justify="right", no_wrap=True)
     table.add_column("with the skill", ratio=1, overflow="fold")
     table.add_column("without it", ratio=1, overflow="fold")
@@ -61,6 +73,6 @@ def print_quick(outcome: RunOutcome) -> None:
                 cells.append("")
                 continue
             score = f"score {r.draw.score:.2f}" if r.draw.score is not None else f"lost: {r.draw.lost_reason}"
-            cells.append(printable(f"[{score}]\n{(r.answer or '').rstrip() or '(no answer)'}"))
+            cells.append(printable(f"[{score}]\n{(r.answer or '').rstrip() or NO_ANSWER}"))
         table.add_row(str(index + 1), *cells)
     Console(highlight=False, markup=False, soft_wrap=False).print(table)

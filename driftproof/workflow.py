@@ -1,8 +1,9 @@
 """Workflow commands and environment files: what the Action writes for the runner to read back.
 
 Stdout workflow commands (``::add-mask::``, ``::notice::``, ``::warning::``, ``::error::``,
-``::stop-commands::``), the ``GITHUB_OUTPUT`` and ``GITHUB_STEP_SUMMARY`` files, GitHub's size
-limits on a comment and a summary, and the redaction of secret values. No network and no
+``::stop-commands::``) and the one way their text is escaped (``escape_data``), the ``GITHUB_OUTPUT``
+and ``GITHUB_STEP_SUMMARY`` files, GitHub's size limits on a comment and a summary, and the secret values
+the Action holds. Redaction is :func:`driftproof.credentials.redact`, the one rule. No network and no
 third-party import; :mod:`driftproof.github` re-exports every public name here.
 """
 
@@ -12,7 +13,7 @@ import os
 import secrets as _secrets
 import sys
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -31,8 +32,8 @@ __all__ = [
     "add_mask",
     "append_summary",
     "error",
+    "escape_data",
     "notice",
-    "redact",
     "secret_values",
     "stop_commands",
     "truncate_comment",
@@ -51,13 +52,15 @@ SUMMARY_LIMIT_BYTES = 1_048_576
 # Workflow commands (stdout)
 
 
-def _escape_data(value: str) -> str:
-    """Escape a command's message as the runner expects.
+def escape_data(value: str) -> str:
+    """A workflow command's message, escaped as the runner reads it back: ``%``, CR and LF as ``%25``, ``%0D``,
+    ``%0A``, so a message cannot end its line and start another command. The one escape of every command the
+    Action prints (the commands here pass ``printable`` text to it first).
 
-    >>> _escape_data("50%\\ndone")
-    '50%25%0Adone'
+    >>> escape_data("50%\\ndone\\r")
+    '50%25%0Adone%0D'
     """
-    return printable(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(value: str) -> str:
@@ -66,14 +69,14 @@ def _escape_property(value: str) -> str:
     >>> _escape_property("a: b, c")
     'a%3A b%2C c'
     """
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+    return escape_data(printable(value)).replace(":", "%3A").replace(",", "%2C")
 
 
 def _command(name: str, message: str, properties: Mapping[str, object], stream: TextIO | None) -> None:
-    """Print ``::name k=v,k=v::message`` with both parts escaped."""
+    """Print ``::name k=v,k=v::message`` with both parts printable and escaped."""
     props = ",".join(f"{k}={_escape_property(str(v))}" for k, v in properties.items() if v is not None)
     out = stream if stream is not None else sys.stdout
-    out.write(f"::{name}{' ' + props if props else ''}::{_escape_data(message)}\n")
+    out.write(f"::{name}{' ' + props if props else ''}::{escape_data(printable(message))}\n")
     out.flush()
 
 
@@ -149,7 +152,7 @@ def stop_commands(*, stream: TextIO | None = None) -> Iterator[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Environment files, limits, redaction
+# Environment files, limits, held secrets
 
 
 def write_outputs(path: Path, outputs: Mapping[str, str]) -> None:
@@ -228,11 +231,6 @@ def truncate_comment(body: str, limit: int = COMMENT_LIMIT) -> str:
             return result
         cut -= len(result) - limit
     return COMMENT_CUT_NOTE[-limit:]
-
-
-def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """The one redaction (`driftproof.credentials.redact`): held values, ``secrets`` and key shapes."""
-    return credentials.redact(text, secrets)
 
 
 def secret_values(environ: Mapping[str, str]) -> list[str]:

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 
 from driftproof.core.decision import needed_draws
 from driftproof.core.reading import ReceiptReading
-from driftproof.core.words import NO_DRAW_COUNT, SMOKE_RUN, CaseVerdict, Status
+from driftproof.core.sentences import BADGE_WORDS, NO_DRAW_COUNT, SMOKE_RUN, draws_per_arm_needed
+from driftproof.core.words import CaseVerdict, Status
 
 #: The label when the receipt names no skill.
 LABEL = "skill lift"
@@ -29,14 +30,6 @@ COLORS: Mapping[Status, str] = {
     Status.UNDERPOWERED: "yellow",
     Status.NO_SEPARATION: "lightgrey",
     Status.NO_VERDICT: "lightgrey",
-}
-
-WORDS: Mapping[Status, str] = {
-    Status.PASSING: "passing",
-    Status.REGRESSED: "regressed",
-    Status.UNDERPOWERED: "underpowered",
-    Status.NO_SEPARATION: "no separation",
-    Status.NO_VERDICT: "no verdict",
 }
 
 
@@ -53,11 +46,11 @@ def badge_message(reading: ReceiptReading) -> str:
     if reading.status == Status.NO_VERDICT and reading.no_verdict_reason == SMOKE_RUN:
         parts = [SMOKE_RUN.lower()]
     else:
-        parts = [WORDS[reading.status]]
+        parts = [BADGE_WORDS[reading.status]]
     if reading.status == Status.UNDERPOWERED:
         needed = needed_draws(c.comparison for c in reading.cases if c.verdict == CaseVerdict.UNDERPOWERED)
         if needed.n is not None:
-            parts.append(f"{needed.n} draws per arm needed")
+            parts.append(draws_per_arm_needed(needed.n))
         elif needed.sentence == NO_DRAW_COUNT:
             parts.append(NO_DRAW_COUNT)
     if reading.lift is not None:

@@ -10,7 +10,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from driftproof.core.words import EFFECT_FLOOR, NO_DRAW_COUNT, SPREAD_UNKNOWN, TOLERANCE, BandSource
+from driftproof.core.sentences import NO_DRAW_COUNT, SPREAD_UNKNOWN
+from driftproof.core.words import EFFECT_FLOOR, TOLERANCE, BandSource
 
 
 def mean(values: Sequence[float]) -> float:

@@ -24,7 +24,8 @@ from dataclasses import replace
 from typing import Literal
 
 from driftproof.core.compare import ArmEvidence, Comparison, compare
-from driftproof.core.words import EFFECT_FLOOR, NOT_ENOUGH_DRAWS, THIN_REFERENCE, CaseVerdict
+from driftproof.core.sentences import NOT_ENOUGH_DRAWS, THIN_REFERENCE
+from driftproof.core.words import EFFECT_FLOOR, CaseVerdict
 
 #: R-7: the fewest measured draws each arm compared needs for a call between two receipts.
 CALL_MIN_DRAWS = 7

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from driftproof.core.bands import Band, band, draws_needed, meets_floor, resolution, separated
-from driftproof.core.words import EFFECT_FLOOR, SPREAD_UNKNOWN, TOLERANCE, BandSource, CaseVerdict
+from driftproof.core.sentences import SPREAD_UNKNOWN
+from driftproof.core.words import EFFECT_FLOOR, TOLERANCE, BandSource, CaseVerdict
 
 
 @dataclass(frozen=True, slots=True)

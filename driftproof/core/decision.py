@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from driftproof.core.compare import Comparison
 from driftproof.core.diff import DiffCase, DiffResult
 from driftproof.core.reading import ReceiptReading
-from driftproof.core.words import NO_DRAW_COUNT, SPREAD_UNKNOWN, CaseVerdict, FailOn, Status
+from driftproof.core.sentences import NO_DRAW_COUNT, SPREAD_UNKNOWN
+from driftproof.core.words import CaseVerdict, FailOn, Status
 
 #: The ``fail-on`` values and the statuses each one fails on.
 FAILING: Mapping[FailOn, frozenset[Status]] = {

@@ -25,21 +25,25 @@ from driftproof.core.reading import (
     StatusReading,
     evidence,
     judge_status,
-    no_verdict_reason,
+    no_verdict,
     read_receipt,
     summarize,
 )
-from driftproof.core.wide_band import WideBand
-from driftproof.core.words import (
-    DIFFERENT_JUDGES,
-    DIFFERENT_PROVIDERS,
+from driftproof.core.sentences import (
     DIFFERENT_SOURCES,
     NO_SEPARATION_HEADLINE,
-    SMOKE_RUN,
     THIN_REFERENCE,
-    CaseVerdict,
-    Status,
+    different_judges,
+    different_providers,
+    headline_downward,
+    headline_upward,
+    lost_draws,
+    lost_of,
+    no_verdict_headline,
+    side_is,
 )
+from driftproof.core.wide_band import WideBand
+from driftproof.core.words import CaseVerdict, Status
 
 #: The recorded settings that make two receipts' judges one judge, with how a reason names each.
 JUDGE_FIELDS = {
@@ -132,12 +136,12 @@ def like_for_like(before: Receipt, after: Receipt) -> NotLikeForLike | None:
     parts = []
     if judges:
         shown = "; ".join(f"{JUDGE_FIELDS.get(d.field.removeprefix('judge.'), 'judge')}: {_short(d)}" for d in judges)
-        parts.append(f"{DIFFERENT_JUDGES} ({shown})")
+        parts.append(different_judges(shown))
     providers: tuple[Difference, ...] = ()
     b, a = before.run.lane.provider, after.run.lane.provider
     if b != a:
         providers = (Difference(PROVIDER_FIELD, b, a),)
-        parts.append(f"answering models of different providers ({b} → {a}): {DIFFERENT_PROVIDERS}")
+        parts.append(different_providers(b, a))
     if not parts:
         return None
     return NotLikeForLike(" · ".join(parts), judges + providers)
@@ -169,13 +173,11 @@ class DiffCase:
         """Each side's lost and drawn counts and reasons, when either side lost a draw."""
         if not (self.before.lost or self.after.lost):
             return None
-        return f"after lost {_side(self.after)}; before lost {_side(self.before)}"
+        return lost_draws("after", _lost(self.after), "before", _lost(self.before))
 
 
-def _side(arm: ArmSummary) -> str:
-    reasons = sorted(set(arm.lost_reasons))
-    why = f" ({', '.join(reasons)})" if reasons else ""
-    return f"{arm.lost} of {arm.drawn} draws{why}"
+def _lost(arm: ArmSummary) -> str:
+    return lost_of(arm.lost, arm.drawn, arm.lost_reasons)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,32 +226,14 @@ def headline(counts: Counts, withheld: dict[str, str], mismatch: str | None = No
     'no verdict: after is a smoke run; graded by different judges'
     """
     if withheld or mismatch:
-        reasons = [f"{side} is {why}" for side, why in withheld.items()] + ([mismatch] if mismatch else [])
-        return "no verdict: " + "; ".join(reasons)
+        reasons = [side_is(side, why) for side, why in withheld.items()] + ([mismatch] if mismatch else [])
+        return no_verdict_headline(reasons)
     parts = []
     if counts.regressed:
-        parts.append(f"{_n(counts.regressed)} separated downward (regressed)")
+        parts.append(headline_downward(counts.regressed))
     if counts.improved:
-        parts.append(f"{_n(counts.improved)} separated upward (improved)")
+        parts.append(headline_upward(counts.improved))
     return ", ".join(parts) if parts else NO_SEPARATION_HEADLINE
-
-
-def _n(k: int) -> str:
-    return f"{k} case" if k == 1 else f"{k} cases"
-
-
-def short_reason(receipt: Receipt) -> str | None:
-    """Why a side gets no verdict, in a few words for the headline.
-
-    The full reason (with the receipt's own ``verification_reason``) is ``no_verdict_reason``.
-    """
-    if no_verdict_reason(receipt) is None:
-        return None
-    if receipt.run.preset is not None:
-        return f"a smoke run ({SMOKE_RUN})"
-    if receipt.uncertainty_unavailable == "aggregates_only":
-        return "aggregates only"
-    return f"below TESTED ({receipt.verification})"
 
 
 def _thin_reference(status: StatusReading, comparisons: list[Comparison]) -> StatusReading:
@@ -268,8 +252,8 @@ def _thin_reference(status: StatusReading, comparisons: list[Comparison]) -> Sta
 def diff(before: Receipt, after: Receipt) -> DiffResult:
     """Compare AFTER's with_skill arm against BEFORE's, case by case (matched by id)."""
     sides = (("before", before), ("after", after))
-    withheld = {side: why for side, r in sides if (why := short_reason(r))}
-    full = {side: why for side, r in sides if (why := no_verdict_reason(r))}
+    why_not = {side: why for side, r in sides if (why := no_verdict(r)) is not None}
+    withheld = {side: why.short for side, why in why_not.items()}
     mismatch = like_for_like(before, after)
     no_call = bool(withheld) or mismatch is not None
     before_cases = {c.id: c for c in before.cases}
@@ -314,7 +298,7 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
         unmatched_after=tuple(i for i in after_ids if i not in before_cases),
         before=r_before,
         after=r_after,
-        no_verdict=full,
+        no_verdict={side: why.reason for side, why in why_not.items()},
         wide=status.wide,
         different_sources=DIFFERENT_SOURCES if src_before and src_after and src_before != src_after else None,
         not_like_for_like=mismatch,

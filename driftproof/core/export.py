@@ -9,6 +9,7 @@ from typing import Any
 
 from driftproof.core.diff import DiffCase, DiffResult, NotLikeForLike
 from driftproof.core.reading import ArmSummary, CaseReading, NotRun, ReceiptReading
+from driftproof.core.sentences import NO_VERDICT_NO_COUNT, not_underpowered
 from driftproof.core.words import CaseVerdict
 
 ROUND = 6
@@ -54,16 +55,13 @@ def not_like_for_like_json(mismatch: NotLikeForLike | None) -> dict[str, Any] | 
     }
 
 
-NO_VERDICT_NO_COUNT = "no verdict, so no draw count"
-
-
 def _draws_needed(case: CaseReading | DiffCase) -> tuple[int | None, str | None]:
     """The draws per arm needed, or why there is no count: every ``null`` comes with its reason."""
     cmp = case.comparison
     if case.verdict is None:  # withheld with the verdict when a side has none
         return None, NO_VERDICT_NO_COUNT
     if case.verdict != CaseVerdict.UNDERPOWERED:
-        return None, f"not underpowered: the case reads {case.verdict}"
+        return None, not_underpowered(case.verdict)
     return cmp.draws_needed, cmp.draws_needed_reason
 
 

@@ -1,7 +1,8 @@
 """Reading one receipt: evidence per arm, case verdicts (with_skill vs baseline), lift, status.
 
 Readers give no verdict for a receipt below ``TESTED``, for one that names a preset (whatever level
-it carries: a smoke run), or for one marked ``aggregates_only``; the lift stays as context.
+it carries: a smoke run), or for one marked ``aggregates_only``; the lift stays as context. That rule is
+``no_verdict``, the one place that decides it and words it, in full and in a headline's few words.
 """
 
 from __future__ import annotations
@@ -14,18 +15,20 @@ from driftproof.core.bands import mean, sample_sd
 from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.economics import CHARS_PER_TOKEN
 from driftproof.core.models import Arm, Case, Receipt
-from driftproof.core.wide_band import WideBand, wide_band
-from driftproof.core.words import (
+from driftproof.core.sentences import (
+    AGGREGATES_ONLY,
+    AGGREGATES_ONLY_SHORT,
     NO_SEPARATION_HEADLINE,
     NOT_ENOUGH_DRAWS,
     SMOKE_RUN,
-    BandSource,
-    CaseVerdict,
-    DrawStatus,
-    Outcome,
-    Status,
-    Verification,
+    SMOKE_RUN_SHORT,
+    below_tested,
+    below_tested_short,
+    separated_downward,
+    separated_upward,
 )
+from driftproof.core.wide_band import WideBand, wide_band
+from driftproof.core.words import BandSource, CaseVerdict, DrawStatus, Outcome, Status, Verification
 
 CALLS = (CaseVerdict.IMPROVED, CaseVerdict.REGRESSED)
 
@@ -132,15 +135,36 @@ def summarize(arm: Arm, threshold: float | None) -> ArmSummary:
     )
 
 
-def no_verdict_reason(receipt: Receipt) -> str | None:
-    """Why a reader gives this receipt no verdict, or ``None`` when it may have one."""
+@dataclass(frozen=True, slots=True)
+class NoVerdict:
+    """Why readers give a receipt no verdict, said two ways."""
+
+    reason: str
+    """In full, with the receipt's own ``verification_reason``: the view, a diff's ``no_verdict``, the JSON."""
+    short: str
+    """In the few words of a comparison's headline: ``after is a smoke run (Smoke run, no verdict)``."""
+
+
+def no_verdict(receipt: Receipt) -> NoVerdict | None:
+    """The one no-verdict rule: ``None`` when readers may give ``receipt`` a verdict, else why not.
+
+    A preset names a smoke run whatever level it carries; ``aggregates_only`` has no per-run score to band;
+    below ``TESTED`` the receipt's level cannot carry a verdict.
+
+    >>> from driftproof.core.models import Run
+    >>> made = Receipt.model_construct(run=Run.model_construct(preset=None), uncertainty_unavailable=None)
+    >>> no_verdict(made.model_copy(update={"verification": "TESTED"})) is None
+    True
+    >>> no_verdict(made.model_copy(update={"verification": "DECLARED", "verification_reason": "no tests ran"}))
+    NoVerdict(reason='below TESTED: the receipt reads DECLARED (no tests ran)', short='below TESTED (DECLARED)')
+    """
     if receipt.run.preset is not None:
-        return SMOKE_RUN
+        return NoVerdict(SMOKE_RUN, SMOKE_RUN_SHORT)
     if receipt.uncertainty_unavailable == "aggregates_only":
-        return "aggregates only: the source printed figures with no per-run score"
+        return NoVerdict(AGGREGATES_ONLY, AGGREGATES_ONLY_SHORT)
     if receipt.verification != Verification.TESTED:
-        why = f" ({receipt.verification_reason})" if receipt.verification_reason else ""
-        return f"below TESTED: the receipt reads {receipt.verification}{why}"
+        reason = below_tested(receipt.verification, receipt.verification_reason)
+        return NoVerdict(reason, below_tested_short(receipt.verification))
     return None
 
 
@@ -161,9 +185,9 @@ def judge_status(
     down = verdicts.count(CaseVerdict.REGRESSED)
     up = verdicts.count(CaseVerdict.IMPROVED)
     if down:
-        return StatusReading(Status.REGRESSED, f"{_cases(down)} separated downward", None)
+        return StatusReading(Status.REGRESSED, separated_downward(down), None)
     if up:
-        return StatusReading(Status.PASSING, f"{_cases(up)} separated upward, none downward", None)
+        return StatusReading(Status.PASSING, separated_upward(up), None)
     if CaseVerdict.UNDERPOWERED in verdicts or CaseVerdict.INCONCLUSIVE in verdicts:
         # an inconclusive case separated on its measured draws; only its lost draws stopped the call
         return StatusReading(Status.UNDERPOWERED, NOT_ENOUGH_DRAWS, None)
@@ -175,10 +199,6 @@ def judge_status(
             return StatusReading(Status.UNDERPOWERED, wide.sentence, wide)
         return StatusReading(Status.NO_SEPARATION, NO_SEPARATION_HEADLINE, wide)
     return StatusReading(Status.NO_SEPARATION, NO_SEPARATION_HEADLINE, None)
-
-
-def _cases(n: int) -> str:
-    return f"{n} case" if n == 1 else f"{n} cases"
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,7 +288,7 @@ def lift_of(cases: Sequence[Case]) -> tuple[float | None, float | None]:
 
 def read_receipt(receipt: Receipt) -> ReceiptReading:
     """Read one receipt: per-case with_skill vs baseline, lift, and the receipt status."""
-    withheld = no_verdict_reason(receipt)
+    withheld = None if (why := no_verdict(receipt)) is None else why.reason
     new = [evidence(c.with_skill) for c in receipt.cases]
     ref = [evidence(c.baseline) for c in receipt.cases]
     comparisons = [compare(n, r) for n, r in zip(new, ref, strict=True)]

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from driftproof.core.bands import mean, sample_sd
 from driftproof.core.compare import ArmEvidence, lost_range
-from driftproof.core.words import EFFECT_FLOOR, MORE_CASES, NOT_ENOUGH_DRAWS, TOLERANCE
+from driftproof.core.sentences import MORE_CASES, NOT_ENOUGH_DRAWS
+from driftproof.core.words import EFFECT_FLOOR, TOLERANCE
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,11 @@
-"""The vocabulary: status words as ``StrEnum`` (values are the JSON strings) and the exact sentences.
+"""The vocabulary: status words as ``StrEnum`` (values are the JSON strings), the effect floor and the tolerance.
 
-Users grep for these strings; they are a public interface. Change none of them.
+The JSON strings are a public interface: change none of them. What a report or the terminal says of each word
+is in ``driftproof.core.sentences``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from enum import StrEnum
 
 #: The effect floor F on the judge scale [0, 1] (R-3).
@@ -121,42 +121,3 @@ class FailOn(StrEnum):
     """As ``regressed``, and also when the comparison could not conclude for lack of draws."""
     NEVER = "never"
     """Report only; exit 0 whatever the verdict."""
-
-
-# The exact sentences (seed 000, DESIGN.md). Users grep for them.
-NOT_ENOUGH_DRAWS = "Not enough draws to conclude at this effect floor."
-MORE_CASES = "More cases, not more draws, are needed to conclude at this effect floor."
-THIN_REFERENCE = "Not enough draws on the default branch's receipt to conclude at this effect floor."
-NO_SEPARATION_HEADLINE = "no separation detected at this sample size"
-SMOKE_RUN = "Smoke run, no verdict"
-NO_DRAW_COUNT = "no draw count reaches the floor"
-SPREAD_UNKNOWN = "spread unknown: an arm has one draw"
-DIFFERENT_SOURCES = (
-    "The two receipts' bands come from different sources, and a per-case comparison across them is not like for like."
-)
-NOT_PROOF = "A separation is what these tests saw, not proof that the skill changed."
-NO_DRAW_COUNT_HELP = "the spreads alone reach it; more cases, or a less noisy case, would help"
-NO_VERDICT = "no verdict"
-DIFFERENT_JUDGES = "graded by different judges: not like for like"
-DIFFERENT_PROVIDERS = "raw scores across model families are background, never a ranking; compare the lifts"
-NOT_RUN = "Not run on this lane"
-NO_SERVED_MODEL = "reports no served model"
-
-#: A status in words, for the first line of every report (the JSON keeps the token).
-STATUS_WORDS: Mapping[Status, str] = {
-    Status.PASSING: "passing",
-    Status.REGRESSED: "regressed",
-    Status.UNDERPOWERED: "underpowered",
-    Status.NO_SEPARATION: NO_SEPARATION_HEADLINE,
-    Status.NO_VERDICT: NO_VERDICT,
-}
-
-#: A case verdict in words, for every table cell and line of prose (the JSON keeps the token).
-VERDICT_WORDS: Mapping[CaseVerdict, str] = {
-    CaseVerdict.IMPROVED: "improved",
-    CaseVerdict.REGRESSED: "regressed",
-    CaseVerdict.BELOW_EFFECT_FLOOR: "below effect floor",
-    CaseVerdict.NO_SEPARATION: NO_SEPARATION_HEADLINE,
-    CaseVerdict.UNDERPOWERED: "underpowered",
-    CaseVerdict.INCONCLUSIVE: "inconclusive",
-}

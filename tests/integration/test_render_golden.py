@@ -18,7 +18,7 @@ from driftproof.core.diff import diff
 from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
 from driftproof.core.seal import seal_receipt
-from driftproof.core.words import DIFFERENT_SOURCES, MORE_CASES, NO_SEPARATION_HEADLINE, NOT_ENOUGH_DRAWS, SMOKE_RUN
+from driftproof.core.sentences import DIFFERENT_SOURCES, MORE_CASES, NO_SEPARATION_HEADLINE, NOT_ENOUGH_DRAWS, SMOKE_RUN
 from driftproof.render import render_diff, render_first_run, render_summary, render_view
 from tests.support.builders import legacy_arm, receipt, seven
 

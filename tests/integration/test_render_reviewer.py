@@ -16,7 +16,7 @@ from driftproof.core.diff import diff
 from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
 from driftproof.core.seal import seal_receipt
-from driftproof.core.words import (
+from driftproof.core.sentences import (
     DIFFERENT_JUDGES,
     DIFFERENT_PROVIDERS,
     NO_SEPARATION_HEADLINE,

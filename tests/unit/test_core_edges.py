@@ -9,11 +9,10 @@ from pydantic import ValidationError
 
 from driftproof.core.bands import mean
 from driftproof.core.compare import ArmEvidence, lost_range
-from driftproof.core.diff import short_reason
 from driftproof.core.models import Receipt
-from driftproof.core.reading import lift_of, read_receipt
+from driftproof.core.reading import NoVerdict, lift_of, no_verdict, read_receipt
+from driftproof.core.sentences import NOT_ENOUGH_DRAWS
 from driftproof.core.wide_band import wide_band
-from driftproof.core.words import NOT_ENOUGH_DRAWS
 from tests.support.builders import receipt
 
 
@@ -45,11 +44,14 @@ def test_lift_without_an_included_case_is_none() -> None:
     assert read_receipt(r).lift is None and read_receipt(r).lift_per_1k is None
 
 
-def test_short_reasons_for_each_kind_of_no_verdict() -> None:
-    assert short_reason(receipt({"a": ([0.5, 0.6], [0.1, 0.2])})) is None
-    assert short_reason(receipt({"a": ([0.5], [0.1])}, verification="DECLARED")) == "below TESTED (DECLARED)"
-    agg = receipt({"a": ([0.5], [0.1])}, extra={"uncertainty_unavailable": "aggregates_only"})
-    assert short_reason(agg) == "aggregates only"
+def test_one_no_verdict_rule_words_each_kind_in_full_and_in_short() -> None:
+    assert no_verdict(receipt({"a": ([0.5, 0.6], [0.1, 0.2])})) is None
+    below = no_verdict(receipt({"a": ([0.5], [0.1])}, verification="DECLARED"))
+    assert below == NoVerdict("below TESTED: the receipt reads DECLARED (test fixture)", "below TESTED (DECLARED)")
+    agg = no_verdict(receipt({"a": ([0.5], [0.1])}, extra={"uncertainty_unavailable": "aggregates_only"}))
+    assert agg == NoVerdict("aggregates only: the source printed figures with no per-run score", "aggregates only")
+    smoke = no_verdict(receipt({"a": ([0.5], [0.1])}, verification="UNVERIFIED", preset="quick"))
+    assert smoke == NoVerdict("Smoke run, no verdict", "a smoke run (Smoke run, no verdict)")
 
 
 def test_the_models_refuse_a_preset_receipt_that_reads_tested() -> None:

@@ -6,14 +6,14 @@ import math
 
 from driftproof.core.diff import diff
 from driftproof.core.export import diff_json
-from driftproof.core.words import (
+from driftproof.core.sentences import (
     DIFFERENT_SOURCES,
     NO_SEPARATION_HEADLINE,
     NOT_ENOUGH_DRAWS,
     SMOKE_RUN,
     THIN_REFERENCE,
-    Status,
 )
+from driftproof.core.words import Status
 from tests.support.builders import legacy_arm, receipt
 
 BASE = [0.1, 0.1, 0.1]  # baselines do not enter a diff

@@ -17,7 +17,8 @@ from driftproof.core.export import diff_json, view_json
 from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
 from driftproof.core.seal import seal_receipt
-from driftproof.core.words import DIFFERENT_JUDGES, DIFFERENT_PROVIDERS, Status
+from driftproof.core.sentences import DIFFERENT_JUDGES, DIFFERENT_PROVIDERS
+from driftproof.core.words import Status
 from tests.support.builders import receipt
 
 BASE = [0.20, 0.25, 0.30]

@@ -8,7 +8,8 @@ import pytest
 
 from driftproof.core.export import view_json
 from driftproof.core.reading import outcome, read_receipt, skill_tokens
-from driftproof.core.words import NOT_ENOUGH_DRAWS, SMOKE_RUN, CaseVerdict, Outcome, Status
+from driftproof.core.sentences import NOT_ENOUGH_DRAWS, SMOKE_RUN
+from driftproof.core.words import CaseVerdict, Outcome, Status
 from tests.support.builders import receipt
 
 UP = ([0.5, 0.6, 0.7], [0.2, 0.3, 0.4])  # improved: Δ 0.3

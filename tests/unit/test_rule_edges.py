@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 
 from driftproof.core.compare import ArmEvidence, compare
+from driftproof.core.sentences import NOT_ENOUGH_DRAWS
 from driftproof.core.wide_band import wide_band
-from driftproof.core.words import NOT_ENOUGH_DRAWS, CaseVerdict
+from driftproof.core.words import CaseVerdict
 
 
 def test_r6_comes_before_r3_a_lost_draw_that_undoes_the_separation_is_inconclusive() -> None:

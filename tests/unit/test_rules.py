@@ -9,7 +9,8 @@ import pytest
 
 from driftproof.core.bands import band, draws_needed, meets_floor, resolution, sample_sd, separated
 from driftproof.core.compare import ArmEvidence, compare
-from driftproof.core.words import NO_DRAW_COUNT, SPREAD_UNKNOWN, BandSource, CaseVerdict
+from driftproof.core.sentences import NO_DRAW_COUNT, SPREAD_UNKNOWN
+from driftproof.core.words import BandSource, CaseVerdict
 
 close = pytest.approx
 

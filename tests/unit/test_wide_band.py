@@ -8,8 +8,9 @@ import pytest
 
 from driftproof.core.compare import ArmEvidence
 from driftproof.core.reading import read_receipt
+from driftproof.core.sentences import MORE_CASES, NO_SEPARATION_HEADLINE, NOT_ENOUGH_DRAWS
 from driftproof.core.wide_band import wide_band
-from driftproof.core.words import MORE_CASES, NO_SEPARATION_HEADLINE, NOT_ENOUGH_DRAWS, BandSource, Status
+from driftproof.core.words import BandSource, Status
 from tests.support.builders import legacy_arm, receipt
 
 TIGHT_LOW = [0.30, 0.31, 0.30, 0.31]  # m 0.305, sd 0.0057735

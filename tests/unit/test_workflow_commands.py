@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from driftproof.credentials import redact
 from driftproof.github import (
     COMMENT_LIMIT,
     SUMMARY_LIMIT_BYTES,
@@ -15,7 +16,6 @@ from driftproof.github import (
     append_summary,
     error,
     notice,
-    redact,
     secret_values,
     stop_commands,
     truncate_comment,
