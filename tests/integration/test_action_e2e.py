@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from driftproof import action
+from driftproof.action.github import COMMENT_MARKER
 from driftproof.core.defaults import DEFAULTS
-from driftproof.github import COMMENT_MARKER
 from driftproof.receipts import load_receipt, receipt_json
 from driftproof.run import RunRequest
 from tests.support.action_sim import (

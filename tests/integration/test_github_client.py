@@ -9,8 +9,8 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from driftproof.errors import DriftproofError
-from driftproof.github import COMMENT_MARKER, CommentResult, GitHubClient, GitHubError
+from driftproof.action.github import COMMENT_MARKER, CommentResult, GitHubClient
+from driftproof.errors import DriftproofError, GitHubError
 
 API = "https://api.github.test"
 TOKEN = "ghs_SECRETtoken1234567890"

@@ -11,7 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from driftproof.github import GitHubClient, GitHubError, ensure_safe_directory, read_default_branch_file
+from driftproof.action.baseline import ensure_safe_directory, read_default_branch_file
+from driftproof.action.github import GitHubClient
+from driftproof.errors import GitHubError
 
 RECEIPT = ".driftproof/receipt.json"
 API = "https://api.github.test"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from driftproof.action_config import ActionConfig
+from driftproof.action.config import ActionConfig
 from driftproof.core.words import FailOn
 from driftproof.errors import InputError
 

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from driftproof.action import OUTPUTS
-from driftproof.action_config import ActionConfig
+from driftproof.action.config import ActionConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 

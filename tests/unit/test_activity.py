@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from driftproof.action_config import Activity, decide_activity
-from driftproof.github import Event, GitHubError
+from driftproof.action.activity import Activity, decide_activity
+from driftproof.action.github import Event
+from driftproof.errors import GitHubError
 
 BASE = "acme/skills"
 

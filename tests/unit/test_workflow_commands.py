@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from driftproof.credentials import redact
-from driftproof.github import (
+from driftproof.action.workflow import (
     COMMENT_LIMIT,
     SUMMARY_LIMIT_BYTES,
     add_mask,
@@ -22,6 +21,7 @@ from driftproof.github import (
     warning,
     write_outputs,
 )
+from driftproof.credentials import redact
 
 DELIMITER = re.compile(r"ghadelimiter_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 

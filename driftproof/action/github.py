@@ -1,11 +1,10 @@
-"""GitHub glue for the Action: the event and the REST client, with the baseline read re-exported.
+"""GitHub's side of the Action: the event that started the job and the REST client (comments, file contents).
 
-Nothing here decides anything about skills or receipts. It reads what GitHub hands the
-container (event payload, environment) and talks to the REST API through one
-``httpx.Client`` (so tests swap in ``httpx.MockTransport``). The stored receipt is read from
-the default branch by :mod:`driftproof._default_branch`; what the Action writes back for the
-runner (stdout workflow commands, ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) is written by
-:mod:`driftproof.workflow`. Both are re-exported here, so ``driftproof.github`` names them all.
+Nothing here decides anything about skills or receipts. It reads what GitHub hands the container (event
+payload, environment) and talks to the REST API through one ``httpx.Client`` (so tests swap in
+``httpx.MockTransport``). The stored receipt is read from the default branch by
+:mod:`driftproof.action.baseline`; what the Action writes back for the runner (workflow commands,
+``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``) by :mod:`driftproof.action.workflow`.
 
 Secrets: the runner masks logs and the job summary, never what the Action posts through
 the API. Every outgoing comment body goes through :func:`driftproof.credentials.redact`, and the token never
@@ -24,48 +23,11 @@ from urllib.parse import quote
 
 import httpx
 
-from driftproof._default_branch import RunGit as RunGit
-from driftproof._default_branch import ensure_safe_directory, read_default_branch_file
+from driftproof.action.workflow import truncate_comment
 from driftproof.credentials import redact
 from driftproof.errors import GitHubError
-from driftproof.workflow import COMMENT_CUT_NOTE as COMMENT_CUT_NOTE
-from driftproof.workflow import (
-    COMMENT_LIMIT,
-    SECRET_ENV_NAMES,
-    SUMMARY_LIMIT_BYTES,
-    add_mask,
-    append_summary,
-    error,
-    notice,
-    secret_values,
-    stop_commands,
-    truncate_comment,
-    warning,
-    write_outputs,
-)
-from driftproof.workflow import SUMMARY_CUT_NOTE as SUMMARY_CUT_NOTE
 
-__all__ = [
-    "COMMENT_LIMIT",
-    "COMMENT_MARKER",
-    "SECRET_ENV_NAMES",
-    "SUMMARY_LIMIT_BYTES",
-    "CommentResult",
-    "Event",
-    "GitHubClient",
-    "GitHubError",
-    "add_mask",
-    "append_summary",
-    "ensure_safe_directory",
-    "error",
-    "notice",
-    "read_default_branch_file",
-    "secret_values",
-    "stop_commands",
-    "truncate_comment",
-    "warning",
-    "write_outputs",
-]
+__all__ = ["COMMENT_MARKER", "CommentResult", "Event", "GitHubClient", "GitHubError"]
 
 COMMENT_MARKER = "<!-- driftproof:comment -->"
 """Hidden first line of the sticky PR comment; the only way the Action finds it again."""

@@ -4,7 +4,7 @@ Stdout workflow commands (``::add-mask::``, ``::notice::``, ``::warning::``, ``:
 ``::stop-commands::``) and the one way their text is escaped (``escape_data``), the ``GITHUB_OUTPUT``
 and ``GITHUB_STEP_SUMMARY`` files, GitHub's size limits on a comment and a summary, and the secret values
 the Action holds. Redaction is :func:`driftproof.credentials.redact`, the one rule. No network and no
-third-party import; :mod:`driftproof.github` re-exports every public name here.
+third-party import.
 """
 
 from __future__ import annotations
@@ -20,13 +20,11 @@ from typing import TextIO
 
 from driftproof import credentials
 from driftproof.atomic import write_failed
-from driftproof.credentials import SECRET_ENV_NAMES
 from driftproof.safe_text import printable
 
 __all__ = [
     "COMMENT_CUT_NOTE",
     "COMMENT_LIMIT",
-    "SECRET_ENV_NAMES",
     "SUMMARY_CUT_NOTE",
     "SUMMARY_LIMIT_BYTES",
     "add_mask",

@@ -23,7 +23,21 @@ from typing import TextIO
 
 import httpx
 
-from driftproof.action_config import ActionConfig, Activity, decide_activity
+from driftproof.action.activity import Activity, decide_activity
+from driftproof.action.baseline import ensure_safe_directory, read_default_branch_file
+from driftproof.action.config import ActionConfig
+from driftproof.action.github import Event, GitHubClient
+from driftproof.action.workflow import (
+    add_mask,
+    append_summary,
+    error,
+    escape_data,
+    notice,
+    secret_values,
+    stop_commands,
+    warning,
+    write_outputs,
+)
 from driftproof.atomic import write_text
 from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
@@ -60,20 +74,6 @@ from driftproof.errors import (
     ReceiptError,
     WorkflowError,
 )
-from driftproof.github import (
-    Event,
-    GitHubClient,
-    add_mask,
-    append_summary,
-    ensure_safe_directory,
-    error,
-    notice,
-    read_default_branch_file,
-    secret_values,
-    stop_commands,
-    warning,
-    write_outputs,
-)
 from driftproof.markdown import band_text, code, md
 from driftproof.receipts import load_receipt_bytes, write_badge
 from driftproof.render import (
@@ -85,7 +85,6 @@ from driftproof.render import (
 )
 from driftproof.run import RunRequest, run_suite
 from driftproof.safe_text import clip_lines, one_line, printable
-from driftproof.workflow import escape_data
 
 __all__ = ["OUTPUTS", "main", "run"]
 

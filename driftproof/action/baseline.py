@@ -1,7 +1,7 @@
 """The baseline read: a file on ``origin/<default branch>``, through git or the contents API.
 
 The stored receipt lives on the default branch. git answers first (``fetch`` the branch, then
-``show``); the REST client is the fallback when git cannot. Public through :mod:`driftproof.github`.
+``show``); the REST client is the fallback when git cannot.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from driftproof.errors import GitHubError
 
 if TYPE_CHECKING:
-    from driftproof.github import GitHubClient
+    from driftproof.action.github import GitHubClient
 
 __all__ = ["RunGit", "ensure_safe_directory", "read_default_branch_file"]
 
