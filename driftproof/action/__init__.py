@@ -191,7 +191,7 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         before = _baseline(ctx, branch, client)
     receipt = _run_suite(ctx, files, before, as_reference=activity == Activity.STORE_RECEIPT)
     reading = read_receipt(receipt)
-    result = diff(before, receipt) if before is not None else None
+    result = diff(before, receipt, readings=(read_receipt(before), reading)) if before is not None else None
     decision = decide(reading, result)
     labels = (branch or "default branch", "this PR" if event.is_pull_request else "this run")
     report = redact(_report(receipt, reading, before, result, labels, files, event.is_pull_request), secrets)

@@ -249,8 +249,14 @@ def _thin_reference(status: StatusReading, comparisons: list[Comparison]) -> Sta
     return status
 
 
-def diff(before: Receipt, after: Receipt) -> DiffResult:
-    """Compare AFTER's with_skill arm against BEFORE's, case by case (matched by id)."""
+def diff(
+    before: Receipt, after: Receipt, *, readings: tuple[ReceiptReading, ReceiptReading] | None = None
+) -> DiffResult:
+    """Compare AFTER's with_skill arm against BEFORE's, case by case (matched by id).
+
+    ``readings``, when the caller has already read both receipts (`read_receipt`), are used as they are rather
+    than read again.
+    """
     sides = (("before", before), ("after", after))
     why_not = {side: why for side, r in sides if (why := no_verdict(r)) is not None}
     withheld = {side: why.short for side, why in why_not.items()}
@@ -285,7 +291,7 @@ def diff(before: Receipt, after: Receipt) -> DiffResult:
         status = StatusReading(Status.NO_VERDICT, line, None)
     else:
         status = _thin_reference(judge_status(comparisons, new, ref), comparisons)
-    r_before, r_after = read_receipt(before), read_receipt(after)
+    r_before, r_after = readings or (read_receipt(before), read_receipt(after))
     src_before = {s for c in cases for s in [c.before.band_source]}
     src_after = {s for c in cases for s in [c.after.band_source]}
     return DiffResult(

@@ -122,3 +122,15 @@ def test_diff_flags_different_band_sources() -> None:
     after = receipt({"a": ([0.5, 0.6, 0.7], BASE)})
     assert diff(before, after).different_sources == DIFFERENT_SOURCES
     assert diff(after, after).different_sources is None
+
+
+def test_diff_uses_the_readings_it_is_given_and_they_equal_its_own() -> None:
+    """The Action reads the new receipt once and hands the reading to ``diff`` (issue 11)."""
+    from driftproof.core.reading import read_receipt
+
+    before = receipt({"a": ([0.8, 0.82, 0.81, 0.79, 0.8, 0.81, 0.8], [0.5, 0.52, 0.5, 0.51, 0.5, 0.49, 0.5])})
+    after = receipt({"a": ([0.6, 0.62, 0.61, 0.59, 0.6, 0.61, 0.6], [0.5, 0.52, 0.5, 0.51, 0.5, 0.49, 0.5])})
+    given = (read_receipt(before), read_receipt(after))
+    result = diff(before, after, readings=given)
+    assert result == diff(before, after)
+    assert result.before is given[0] and result.after is given[1]
