@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from driftproof.core.decision import needed_draws, signed_or_na
+from driftproof.core.decision import decide, signed_or_na
 from driftproof.core.reading import read_receipt
 from driftproof.core.sentences import (
     NO_ANSWER,
-    NO_DRAW_COUNT,
-    NO_DRAW_COUNT_EXPLAINED,
     STATUS_WORDS,
     VERDICT_WORDS,
     context_only,
-    draws_per_arm_needed,
     next_line,
     quick_title,
     receipt_line,
@@ -42,14 +39,8 @@ def print_run_summary(outcome: RunOutcome) -> None:
     else:
         counts = {v: sum(1 for c in reading.cases if c.verdict == v) for v in CaseVerdict}
         parts = [f"{n} {VERDICT_WORDS[v]}" for v, n in counts.items() if n]
-        needed = needed_draws(c.comparison for c in reading.cases if c.verdict == CaseVerdict.UNDERPOWERED)
-        if needed.n is not None:
-            tail = f" ({draws_per_arm_needed(needed.n)})"
-        elif needed.sentence == NO_DRAW_COUNT:
-            tail = f" ({NO_DRAW_COUNT_EXPLAINED})"
-        else:
-            tail = f" ({needed.sentence})" if needed.sentence else ""
-        _say("        " + " · ".join(parts) + tail)
+        needed = decide(reading, None).needed.words  # what the Action's draws-needed output says, in prose
+        _say("        " + " · ".join(parts) + (f" ({needed})" if needed else ""))
     _say(receipt_line(str(outcome.path), receipt.verification, receipt.seal.sha256[:12]))
     _say(next_line(str(outcome.path)))
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from driftproof.core.compare import Comparison
 from driftproof.core.diff import DiffCase, DiffResult
 from driftproof.core.reading import ReceiptReading
-from driftproof.core.sentences import NO_DRAW_COUNT, SPREAD_UNKNOWN
+from driftproof.core.sentences import NO_DRAW_COUNT, NO_DRAW_COUNT_EXPLAINED, SPREAD_UNKNOWN, draws_per_arm_needed
 from driftproof.core.words import CaseVerdict, FailOn, Status
 
 #: The ``fail-on`` values and the statuses each one fails on.
@@ -54,6 +54,20 @@ class NeededDraws:
         """
         if self.n is not None:
             return str(self.n)
+        return self.sentence or ""
+
+    @property
+    def words(self) -> str:
+        """The same in prose, as the terminal's verdict line ends: "no draw count reaches the floor" says what
+        would help.
+
+        >>> NeededDraws(9, None).words, NeededDraws(None, NO_DRAW_COUNT).words == NO_DRAW_COUNT_EXPLAINED
+        ('9 draws per arm needed', True)
+        """
+        if self.n is not None:
+            return draws_per_arm_needed(self.n)
+        if self.sentence == NO_DRAW_COUNT:
+            return NO_DRAW_COUNT_EXPLAINED
         return self.sentence or ""
 
 
@@ -104,11 +118,16 @@ class Decision:
     """The new receipt's lift; ``None`` (``n/a``) when it gets no verdict."""
     lift_per_1k: float | None
     """The new receipt's lift per 1k skill tokens; ``None`` (``n/a``) when it gets no verdict."""
-    draws_needed: str
-    """When the status is underpowered: draws per arm needed (a number), or the sentence saying why none is
-    given; ``""`` otherwise."""
+    needed: NeededDraws
+    """When the status is underpowered: the draws per arm needed, or the sentence saying why none is given;
+    neither otherwise (a call or no verdict says nothing of draws)."""
     regressed_cases: tuple[DiffCase, ...] = ()
     """The cases that separated downward, for annotations."""
+
+    @property
+    def draws_needed(self) -> str:
+        """The ``draws-needed`` output: a number, the sentence, or ``""``."""
+        return self.needed.text
 
     def outputs(self) -> dict[str, str]:
         """The step outputs this decision sets (the paths are added by the caller)."""
@@ -124,22 +143,22 @@ class Decision:
     def exit_code(self, fail_on: FailOn) -> int:
         """1 when ``fail_on`` says this decision fails the step, else 0; never without a baseline.
 
-        >>> d = Decision(Status.UNDERPOWERED, True, 0, 0, 0.1, 0.25, "9")
+        >>> d = Decision(Status.UNDERPOWERED, True, 0, 0, 0.1, 0.25, NeededDraws(9, None))
         >>> d.exit_code(FailOn.REGRESSED), d.exit_code(FailOn.UNDERPOWERED), d.exit_code(FailOn.NEVER)
         (0, 1, 0)
         """
         return 1 if self.compared and gate_fails(self.status, fail_on) else 0
 
 
-def _draws_text(status: Status, status_reason: str, underpowered: list[Comparison]) -> str:
-    """When the status is underpowered: a count or sentence over its underpowered cases, or R-5's sentence
-    when only the wide band is; ``""`` for any other status (a call or no verdict says nothing of draws)."""
+def _needed(status: Status, status_reason: str, underpowered: list[Comparison]) -> NeededDraws:
+    """When the status is underpowered: a count or sentence over its underpowered cases, or the status's own
+    sentence when no case names one (R-5's wide band, or an inconclusive case); neither for any other status."""
     if status != Status.UNDERPOWERED:
-        return ""
+        return NeededDraws(None, None)
     needed = needed_draws(underpowered)
     if needed.n is None and needed.sentence is None:
-        return status_reason  # R-5: no draw count, and the sentence that says what is needed
-    return needed.text
+        return NeededDraws(None, status_reason)  # no draw count, and the sentence that says what is needed
+    return needed
 
 
 def decide(reading: ReceiptReading, result: DiffResult | None) -> Decision:
@@ -156,7 +175,7 @@ def decide(reading: ReceiptReading, result: DiffResult | None) -> Decision:
             improved=0,
             lift=lift,
             lift_per_1k=per_1k,
-            draws_needed=_draws_text(reading.status, reading.status_reason, under),
+            needed=_needed(reading.status, reading.status_reason, under),
         )
     under = [c.comparison for c in result.cases if c.verdict == CaseVerdict.UNDERPOWERED]
     return Decision(
@@ -166,6 +185,6 @@ def decide(reading: ReceiptReading, result: DiffResult | None) -> Decision:
         improved=result.counts.improved,
         lift=lift,
         lift_per_1k=per_1k,
-        draws_needed=_draws_text(result.status, result.status_reason, under),
+        needed=_needed(result.status, result.status_reason, under),
         regressed_cases=tuple(c for c in result.cases if c.verdict == CaseVerdict.REGRESSED),
     )
