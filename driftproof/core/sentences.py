@@ -14,6 +14,8 @@ from driftproof.core.words import EFFECT_FLOOR, BandSource, CaseVerdict, Status
 
 #: The effect floor F (R-3) as every sentence writes it: ``0.05``, from its one constant.
 FLOOR = f"{EFFECT_FLOOR:g}"
+#: What a call asks (R-2, R-3), as the comparison report heads its separated cases.
+SEPARATED_RULE = f"bands apart and |Δ| ≥ {FLOOR}"
 
 
 def n_cases(n: int) -> str:
@@ -62,7 +64,6 @@ BADGE_WORDS: Mapping[Status, str] = {
 # Why a status: the sentences of R-4, R-5 and R-7 (seed 000, DESIGN.md)
 
 NOT_ENOUGH_DRAWS = "Not enough draws to conclude at this effect floor."
-SEPARATED_RULE = f"bands apart and |Δ| ≥ {FLOOR}"
 MORE_CASES = "More cases, not more draws, are needed to conclude at this effect floor."
 THIN_REFERENCE = "Not enough draws on the default branch's receipt to conclude at this effect floor."
 
@@ -85,7 +86,7 @@ def wide_underpowered(n: int, band: float) -> str:
 
 def headline_downward(n: int) -> str:
     """The diff headline's part for the cases that regressed."""
-    return f"{n_cases(n)} separated downward (regressed)"
+    return f"{separated_downward(n)} (regressed)"
 
 
 def headline_upward(n: int) -> str:
