@@ -159,7 +159,7 @@ def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.
         message = str(exc)
     except Exception as exc:  # the Action never ends in a traceback: one ::error:: line and the summary
         if environ.get("RUNNER_DEBUG") == "1":  # the runner's debug logging is on: the trace helps a bug report
-            stdout.write(f"::debug::{escape_data(redact(traceback.format_exc(), secrets))}\n")
+            stdout.write(f"::debug::{escape_data(printable(redact(traceback.format_exc(), secrets)))}\n")
         message, fix = f"unexpected {type(exc).__name__}: {exc}", _BUG
     code = _fatal(message, fix, stdout, summary, secrets)
     _error_outputs(environ, secrets)
