@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from driftproof.assemble import GRADING_CODE_SHA256
-from driftproof.core import sentences
+from driftproof.core import stale_sentences
 from driftproof.core.models import Judge, Receipt
 from driftproof.core.seal import sha256_text
 from driftproof.core.stale import CaseToday, StaleReport, Today, stale
@@ -95,7 +95,7 @@ def stale_lines(report: StaleReport) -> list[str]:
     arms = [a for c in report.cases for a in (c.with_skill, c.baseline)]
     rerun = sum(a.status == "rerun" for a in arms)
     regrade = sum(a.status == "regrade" for a in arms)
-    lines = [sentences.STALE_ALL_STAND if report.stands else sentences.stale_summary(rerun, regrade), ""]
+    lines = [stale_sentences.STALE_ALL_STAND if report.stands else stale_sentences.stale_summary(rerun, regrade), ""]
     width = max([len("case"), *(len(printable(c.id)) for c in report.cases)])
     lines.append(f"{'case':<{width}}  {'with_skill':<10}  baseline")
     for case in report.cases:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NamedTuple
 
-from driftproof.core import sentences
+from driftproof.core import stale_sentences
 from driftproof.core.models import Case, Harness, Judge, Receipt
 from driftproof.core.words import ArmName, Staleness, Surface
 
@@ -122,12 +122,14 @@ class _Collector:
         if recorded is None and none_is_unknown:
             self.missing(name, what, kind, arms)
         elif recorded != today:
-            self.findings.append(_Finding(kind, sentences.stale_changed(what, _shown(recorded), _shown(today)), arms))
+            self.findings.append(
+                _Finding(kind, stale_sentences.stale_changed(what, _shown(recorded), _shown(today)), arms)
+            )
 
     def missing(self, name: str, what: str, kind: Kind, arms: tuple[ArmName, ...] = BOTH) -> None:
         if name not in self.unknown:
             self.unknown.append(name)
-        self.findings.append(_Finding(kind, sentences.stale_unknown(what), arms))
+        self.findings.append(_Finding(kind, stale_sentences.stale_unknown(what), arms))
 
 
 def _shown(value: object) -> str:
@@ -179,7 +181,7 @@ def _harness(c: _Collector, receipt: Receipt, today: Today) -> None:
         return
     before, after = major_minor(recorded.version), major_minor(now.version or "")
     if before is not None and before == after and now.version is not None:
-        c.advisories.append(sentences.stale_harness_patch(recorded.name, recorded.version, now.version))
+        c.advisories.append(stale_sentences.stale_harness_patch(recorded.name, recorded.version, now.version))
         return
     c.compare("run.harness.version", "harness version", recorded.version, now.version, Kind.DRAW)
 
@@ -202,7 +204,7 @@ def _run_facts(c: _Collector, receipt: Receipt, today: Today) -> None:
     if receipt.suite.sha256 is None:
         c.unknown.append("suite.sha256")
     elif receipt.suite.sha256 != today.suite_sha256:
-        c.advisories.append(sentences.stale_suite_changed(receipt.suite.sha256[:12], today.suite_sha256[:12]))
+        c.advisories.append(stale_sentences.stale_suite_changed(receipt.suite.sha256[:12], today.suite_sha256[:12]))
 
 
 def _judge_facts(c: _Collector, receipt: Receipt, today: Today) -> None:
@@ -248,7 +250,7 @@ def _arm(findings: Iterable[_Finding], arm: ArmName, kept_answers: bool) -> ArmS
         return ArmStaleness(Staleness.RERUN, reasons)
     if kept_answers:
         return ArmStaleness(Staleness.REGRADE, reasons)
-    return ArmStaleness(Staleness.RERUN, (*reasons, sentences.STALE_NO_ANSWERS))
+    return ArmStaleness(Staleness.RERUN, (*reasons, stale_sentences.STALE_NO_ANSWERS))
 
 
 def stale(receipt: Receipt, today: Today) -> StaleReport:
@@ -262,7 +264,7 @@ def stale(receipt: Receipt, today: Today) -> StaleReport:
     unknown = list(shared.unknown)
     for now in today.cases:
         if now.id not in recorded:
-            new = ArmStaleness(Staleness.RERUN, (sentences.STALE_NEW_CASE,))
+            new = ArmStaleness(Staleness.RERUN, (stale_sentences.STALE_NEW_CASE,))
             cases.append(CaseStaleness(now.id, new, new))
             continue
         own = _Collector(findings=list(shared.findings))
@@ -272,7 +274,7 @@ def stale(receipt: Receipt, today: Today) -> StaleReport:
         cases.append(CaseStaleness(now.id, arms[ArmName.WITH_SKILL], arms[ArmName.BASELINE]))
     ids = {now.id for now in today.cases}
     dropped = tuple(case.id for case in receipt.cases if case.id not in ids)
-    advisories = (*shared.advisories, *(sentences.stale_dropped_case(cid) for cid in dropped))
+    advisories = (*shared.advisories, *(stale_sentences.stale_dropped_case(cid) for cid in dropped))
     return StaleReport(tuple(cases), advisories, tuple(unknown), dropped)
 
 

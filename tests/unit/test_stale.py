@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from driftproof.core import sentences
+from driftproof.core import stale_sentences
 from driftproof.core.models import Harness, Judge, Receipt, Transcripts
 from driftproof.core.stale import CaseToday, Today, major_minor, stale, stale_json
 from driftproof.core.words import Staleness
@@ -134,7 +134,7 @@ def test_judge_model_provider_template_and_code(kept: bool, status: Staleness) -
         report = stale(r, t)
         assert statuses(r, t) == every((status, status)), change
         reasons = report.cases[0].baseline.reasons
-        assert (sentences.STALE_NO_ANSWERS in reasons) is (not kept)
+        assert (stale_sentences.STALE_NO_ANSWERS in reasons) is (not kept)
 
 
 def test_a_template_change_is_not_also_called_a_rubric_change() -> None:
@@ -181,7 +181,9 @@ def test_harness_version(version: str | None, expected: Staleness, advisory: boo
     assert statuses(r, t) == every((expected, expected))
     assert bool(report.advisories) is advisory
     if advisory:
-        assert report.advisories == (sentences.stale_harness_patch("claude-code", "2.1.3 (Claude Code)", version),)
+        assert report.advisories == (
+            stale_sentences.stale_harness_patch("claude-code", "2.1.3 (Claude Code)", version),
+        )
 
 
 def test_another_harness_is_a_rerun() -> None:
@@ -257,16 +259,16 @@ def test_new_and_dropped_cases_are_reported() -> None:
     t = today(r, cases=(CaseToday("a", H["3"], H["4"], H["4"]), CaseToday("c", H["3"], H["4"], H["4"])))
     report = stale(r, t)
     assert statuses(r, t) == {"a": (STANDS, STANDS), "c": (RERUN, RERUN)}
-    assert report.cases[1].baseline.reasons == (sentences.STALE_NEW_CASE,)
+    assert report.cases[1].baseline.reasons == (stale_sentences.STALE_NEW_CASE,)
     assert report.dropped == ("b",)
-    assert report.advisories == (sentences.stale_dropped_case("b"),)
+    assert report.advisories == (stale_sentences.stale_dropped_case("b"),)
 
 
 def test_suite_bytes_changed_is_an_advisory_when_the_case_hashes_match() -> None:
     r = recorded()
     report = stale(r, today(r, suite_sha256=H["9"]))
     assert report.stands
-    assert report.advisories == (sentences.stale_suite_changed(H["5"][:12], H["9"][:12]),)
+    assert report.advisories == (stale_sentences.stale_suite_changed(H["5"][:12], H["9"][:12]),)
 
 
 def test_json_keys() -> None:
@@ -277,7 +279,9 @@ def test_json_keys() -> None:
     assert doc["cases"][0]["id"] == "a"
     assert doc["cases"][0]["with_skill"]["status"] == "rerun"
     assert doc["cases"][0]["baseline"] == {"status": "stands", "reasons": []}
-    assert doc["cases"][0]["with_skill"]["reasons"] == [sentences.stale_changed("skill sha256", "0" * 12, "9" * 12)]
+    assert doc["cases"][0]["with_skill"]["reasons"] == [
+        stale_sentences.stale_changed("skill sha256", "0" * 12, "9" * 12)
+    ]
 
 
 FACTS = st.fixed_dictionaries(
