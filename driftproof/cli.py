@@ -147,6 +147,35 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_stale(args: argparse.Namespace) -> int:
+    from driftproof.core.stale import stale_json
+    from driftproof.stale import check_receipt, stale_lines
+
+    report = check_receipt(
+        Path(args.receipt),
+        Path(args.suite) if args.suite else None,
+        Path(args.skill) if args.skill else None,
+        provider=args.provider,
+        surface=args.surface,
+        model=args.model,
+        judge_provider=args.judge_provider,
+        judge_model=args.judge_model,
+        base_url=args.base_url,
+        judge_base_url=args.judge_base_url,
+        draws=args.draws,
+        max_draws=args.max_draws,
+        judge_samples=args.judge_samples,
+        as_reference=args.as_reference,
+        capture=args.capture,
+        delivery=args.delivery,
+    )
+    if args.format == "json":
+        print(json.dumps(stale_json(report), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(stale_lines(report)))
+    return 0 if report.stands else 1
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     from driftproof.core.schema import receipt_schema
 
@@ -197,6 +226,27 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("receipt", metavar="RECEIPT")
     p.add_argument("-o", "--output", metavar="FILE", help="write the JSON here (atomically) instead of stdout")
     p.set_defaults(handler=_cmd_badge)
+
+    _add_stale(sub)
+
+
+def _add_stale(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``stale``: does a receipt still stand for what would run today? Exit 0 stands, 1 rerun or regrade."""
+    p = sub.add_parser(
+        "stale", help="say, per arm of each case, whether a receipt stands, or needs a rerun or a regrade today"
+    )
+    p.add_argument("receipt", metavar="RECEIPT")
+    p.add_argument("--suite", metavar="SUITE", help="the suite today (default: the path the receipt recorded)")
+    p.add_argument("--skill", metavar="PATH", help="SKILL.md today (default: the path the receipt recorded)")
+    _add_lane_flags(p)
+    p.add_argument("--draws", type=int, help=f"minimum draws per arm (default {DEFAULTS.draws})")
+    p.add_argument("--max-draws", type=int, help=f"most draws per arm (default {DEFAULTS.max_draws})")
+    p.add_argument("--judge-samples", type=int, help=f"judge samples per answer (default {DEFAULTS.judge_samples})")
+    p.add_argument("--as-reference", action="store_true", help="compare with the deeper rule of a reference run")
+    p.add_argument("--capture", choices=_values(Capture), default=DEFAULTS.capture, help="as for run")
+    p.add_argument("--delivery", choices=_values(Delivery), default=DEFAULTS.delivery, help="as for run")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.set_defaults(handler=_cmd_stale)
 
 
 def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

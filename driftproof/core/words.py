@@ -121,3 +121,14 @@ class FailOn(StrEnum):
     """As ``regressed``, and also when the comparison could not conclude for lack of draws."""
     NEVER = "never"
     """Report only; exit 0 whatever the verdict."""
+
+
+class Staleness(StrEnum):
+    """What ``driftproof stale`` says of one arm of one case, least to most work (``--format json`` ``status``)."""
+
+    STANDS = "stands"
+    """Nothing it depends on changed: its draws and grades still hold."""
+    REGRADE = "regrade"
+    """Only the grading changed and the receipt kept its answers: grade the saved answers again."""
+    RERUN = "rerun"
+    """Draw the arm again: what produced its answers changed, is unknown, or its answers were not kept."""

@@ -1,0 +1,298 @@
+"""Is a receipt still current? What it recorded against what would run today, arm by arm (``driftproof stale``).
+
+Pure: the shell gathers today's facts (``Today``) exactly as a run would and hands them here. Each fact that
+differs is a finding of one of two kinds: a *draw* finding (what produced the answers changed: the arm is drawn
+again, ``rerun``) or a *grade* finding (only the grading changed: ``regrade`` when the receipt kept its answers,
+else ``rerun``). A finding names the arms it touches: the skill and its delivery touch the with-skill arm only,
+since the baseline arm contains no skill text. A fact the receipt does not record is ``unknown``, never current:
+it is a finding of its kind, and its field is listed in ``StaleReport.unknown``. An arm's status is the most work
+any of its findings asks: ``rerun`` over ``regrade`` over ``stands``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, NamedTuple
+
+from driftproof.core import stale_sentences
+from driftproof.core.models import Case, Harness, Judge, Receipt
+from driftproof.core.words import ArmName, Staleness, Surface
+
+BOTH = (ArmName.WITH_SKILL, ArmName.BASELINE)
+SKILL_ONLY = (ArmName.WITH_SKILL,)
+
+
+class Kind(Enum):
+    """What a finding asks of the arms it touches."""
+
+    DRAW = "draw"
+    GRADE = "grade"
+
+
+@dataclass(frozen=True, slots=True)
+class CaseToday:
+    """One case of the suite as it reads today."""
+
+    id: str
+    prompt_sha256: str
+    rubric_sha256: str
+    """Over prompt, rubric or criteria and today's judge template (``judge.rubric_hash``)."""
+    rubric_sha256_recorded_template: str | None = None
+    """The same hash under the template the receipt recorded: equal to the recorded hash when only the
+    template changed, so the rubric itself is not reported changed too; ``None`` when not computed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Today:
+    """What a run with these flags would record today, gathered without a model call."""
+
+    provider: str
+    surface: str
+    model_requested: str | None
+    base_url: str | None
+    harness: Harness | None
+    capture: str
+    delivery: str
+    skill_sha256: str
+    suite_sha256: str
+    stopping_rule: str
+    judge: Judge
+    judge_samples: int
+    cases: tuple[CaseToday, ...]
+    sampling: Mapping[str, Any] = field(default_factory=dict)
+
+
+class ArmStaleness(NamedTuple):
+    """One arm's status and why."""
+
+    status: Staleness
+    reasons: tuple[str, ...]
+
+
+class CaseStaleness(NamedTuple):
+    """One case's two arms."""
+
+    id: str
+    with_skill: ArmStaleness
+    baseline: ArmStaleness
+
+
+class StaleReport(NamedTuple):
+    """Every case of today's suite, the advisories, the fields the receipt does not record."""
+
+    cases: tuple[CaseStaleness, ...]
+    advisories: tuple[str, ...]
+    unknown: tuple[str, ...]
+    dropped: tuple[str, ...]
+    """Case ids in the receipt that the suite no longer has (also an advisory each)."""
+
+    @property
+    def stands(self) -> bool:
+        """True when every arm of every case stands."""
+        return all(c.with_skill.status == c.baseline.status == Staleness.STANDS for c in self.cases)
+
+
+class _Finding(NamedTuple):
+    kind: Kind
+    reason: str
+    arms: tuple[ArmName, ...]
+
+
+@dataclass(slots=True)
+class _Collector:
+    findings: list[_Finding] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    advisories: list[str] = field(default_factory=list)
+
+    def compare(
+        self,
+        name: str,
+        what: str,
+        recorded: object,
+        today: object,
+        kind: Kind,
+        arms: tuple[ArmName, ...] = BOTH,
+        *,
+        none_is_unknown: bool = True,
+    ) -> None:
+        """A finding when ``recorded`` differs from ``today``; ``unknown`` when the receipt holds ``None``."""
+        if recorded is None and none_is_unknown:
+            self.missing(name, what, kind, arms)
+        elif recorded != today:
+            self.findings.append(
+                _Finding(kind, stale_sentences.stale_changed(what, _shown(recorded), _shown(today)), arms)
+            )
+
+    def missing(self, name: str, what: str, kind: Kind, arms: tuple[ArmName, ...] = BOTH) -> None:
+        if name not in self.unknown:
+            self.unknown.append(name)
+        self.findings.append(_Finding(kind, stale_sentences.stale_unknown(what), arms))
+
+
+def _shown(value: object) -> str:
+    """A fact as a reason shows it: a hash by its first 12 digits, a mapping as sorted JSON, nothing as ``none``.
+
+    >>> _shown(None), _shown("a" * 64), _shown({"b": 1, "a": 0.5}), _shown("judge-1")
+    ('none', 'aaaaaaaaaaaa', '{"a":0.5,"b":1}', 'judge-1')
+    """
+    if value is None:
+        return "none"
+    if isinstance(value, Mapping):
+        return json.dumps(dict(value), sort_keys=True, separators=(",", ":"))
+    text = str(value)
+    if len(text) == 64 and all(c in "0123456789abcdef" for c in text):
+        return text[:12]
+    return text
+
+
+def major_minor(version: str) -> tuple[int, int] | None:
+    """The major and minor number of the first ``N.N…`` word of a printed version; ``None`` when there is none.
+
+    >>> major_minor("2.1.3 (Claude Code)"), major_minor("codex-cli 0.45.0"), major_minor("v1.2"), major_minor("dev")
+    ((2, 1), (0, 45), (1, 2), None)
+    """
+    for word in version.split():
+        parts = word.removeprefix("v").split(".")
+        if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit():
+            return int(parts[0]), int(parts[1])
+    return None
+
+
+def _harness(c: _Collector, receipt: Receipt, today: Today) -> None:
+    """Name and version: a major or minor change is a rerun, a patch release of the same harness an advisory."""
+    recorded = receipt.run.harness
+    if recorded is None:
+        if receipt.run.lane.surface == Surface.CLI:
+            c.missing("run.harness", "harness", Kind.DRAW)
+        elif today.harness is not None:
+            c.compare("run.harness", "harness", "none", today.harness.name, Kind.DRAW)
+        return
+    now = today.harness
+    if now is None or now.name != recorded.name:
+        c.compare("run.harness.name", "harness", recorded.name, now.name if now else None, Kind.DRAW)
+        return
+    if recorded.version is None:
+        c.missing("run.harness.version", "harness version", Kind.DRAW)
+        return
+    if recorded.version == now.version:
+        return
+    before, after = major_minor(recorded.version), major_minor(now.version or "")
+    if before is not None and before == after and now.version is not None:
+        c.advisories.append(stale_sentences.stale_harness_patch(recorded.name, recorded.version, now.version))
+        return
+    c.compare("run.harness.version", "harness version", recorded.version, now.version, Kind.DRAW)
+
+
+def _run_facts(c: _Collector, receipt: Receipt, today: Today) -> None:
+    """What produced every answer: the lane, harness, capture, delivery, skill, sampling and stopping rule."""
+    run, lane = receipt.run, receipt.run.lane
+    c.compare("run.lane.provider", "lane provider", lane.provider, today.provider, Kind.DRAW)
+    c.compare("run.lane.surface", "lane surface", lane.surface, today.surface, Kind.DRAW)
+    c.compare("run.lane.model_requested", "answering model", lane.model_requested, today.model_requested, Kind.DRAW)
+    c.compare("run.lane.base_url", "lane base URL", lane.base_url, today.base_url, Kind.DRAW, none_is_unknown=False)
+    c.compare("run.sampling", "answering sampling", run.sampling, dict(today.sampling), Kind.DRAW)
+    _harness(c, receipt, today)
+    c.compare("run.capture", "capture mode", run.capture, today.capture, Kind.DRAW)
+    c.compare("run.settings.delivery", "delivery", run.settings.delivery, today.delivery, Kind.DRAW, SKILL_ONLY)
+    skill = receipt.skill.sha256 if receipt.skill else None
+    c.compare("skill.sha256", "skill sha256", skill, today.skill_sha256, Kind.DRAW, SKILL_ONLY)
+    rule = run.settings.stopping_rule
+    c.compare("run.settings.stopping_rule", "stopping rule", rule, today.stopping_rule, Kind.DRAW)
+    if receipt.suite.sha256 is None:
+        c.unknown.append("suite.sha256")
+    elif receipt.suite.sha256 != today.suite_sha256:
+        c.advisories.append(stale_sentences.stale_suite_changed(receipt.suite.sha256[:12], today.suite_sha256[:12]))
+
+
+def _judge_facts(c: _Collector, receipt: Receipt, today: Today) -> None:
+    """Who grades and how: provider, surface, model, sampling, template, grading code, base URL, samples."""
+    judge, now = receipt.judge, today.judge
+    samples = receipt.run.settings.judge_samples
+    c.compare("run.settings.judge_samples", "judge samples per draw", samples, today.judge_samples, Kind.GRADE)
+    if judge is None:
+        c.missing("judge", "judge", Kind.GRADE)
+        return
+    c.compare("judge.provider", "judge provider", judge.provider, now.provider, Kind.GRADE)
+    c.compare("judge.surface", "judge surface", judge.surface, now.surface, Kind.GRADE)
+    c.compare("judge.model_requested", "judge model", judge.model_requested, now.model_requested, Kind.GRADE)
+    c.compare("judge.sampling", "judge sampling", judge.sampling, now.sampling, Kind.GRADE)
+    c.compare("judge.template_sha256", "judge template", judge.template_sha256, now.template_sha256, Kind.GRADE)
+    code = judge.grading_code_sha256
+    c.compare("judge.grading_code_sha256", "grading code", code, now.grading_code_sha256, Kind.GRADE)
+    c.compare("judge.base_url", "judge base URL", judge.base_url, now.base_url, Kind.GRADE, none_is_unknown=False)
+
+
+def _case_findings(c: _Collector, recorded: Case, today: CaseToday) -> None:
+    """The prompt (a rerun) and the rubric or criteria (a regrade); a template change is the judge's finding."""
+    name = f"cases[{recorded.id}]"
+    c.compare(f"{name}.prompt_sha256", "prompt", recorded.prompt_sha256, today.prompt_sha256, Kind.DRAW)
+    if recorded.rubric_sha256 is None:
+        c.missing(f"{name}.rubric_sha256", "rubric hash", Kind.GRADE)
+        return
+    prompt_changed = recorded.prompt_sha256 is not None and recorded.prompt_sha256 != today.prompt_sha256
+    only_template = today.rubric_sha256_recorded_template == recorded.rubric_sha256
+    if recorded.rubric_sha256 != today.rubric_sha256 and not prompt_changed and not only_template:
+        c.compare(
+            f"{name}.rubric_sha256", "rubric or criteria", recorded.rubric_sha256, today.rubric_sha256, Kind.GRADE
+        )
+
+
+def _arm(findings: Iterable[_Finding], arm: ArmName, kept_answers: bool) -> ArmStaleness:
+    """The most work this arm's findings ask, and their reasons in order."""
+    mine = [f for f in findings if arm in f.arms]
+    if not mine:
+        return ArmStaleness(Staleness.STANDS, ())
+    reasons = tuple(f.reason for f in mine)
+    if any(f.kind == Kind.DRAW for f in mine):
+        return ArmStaleness(Staleness.RERUN, reasons)
+    if kept_answers:
+        return ArmStaleness(Staleness.REGRADE, reasons)
+    return ArmStaleness(Staleness.RERUN, (*reasons, stale_sentences.STALE_NO_ANSWERS))
+
+
+def stale(receipt: Receipt, today: Today) -> StaleReport:
+    """Each arm of each case of today's suite: ``stands``, ``rerun`` or ``regrade``, with its reasons."""
+    shared = _Collector()
+    _run_facts(shared, receipt, today)
+    _judge_facts(shared, receipt, today)
+    kept = receipt.transcripts is not None
+    recorded = {case.id: case for case in receipt.cases}
+    cases = []
+    unknown = list(shared.unknown)
+    for now in today.cases:
+        if now.id not in recorded:
+            new = ArmStaleness(Staleness.RERUN, (stale_sentences.STALE_NEW_CASE,))
+            cases.append(CaseStaleness(now.id, new, new))
+            continue
+        own = _Collector(findings=list(shared.findings))
+        _case_findings(own, recorded[now.id], now)
+        unknown.extend(u for u in own.unknown if u not in unknown)
+        arms = {arm: _arm(own.findings, arm, kept) for arm in BOTH}
+        cases.append(CaseStaleness(now.id, arms[ArmName.WITH_SKILL], arms[ArmName.BASELINE]))
+    ids = {now.id for now in today.cases}
+    dropped = tuple(case.id for case in receipt.cases if case.id not in ids)
+    advisories = (*shared.advisories, *(stale_sentences.stale_dropped_case(cid) for cid in dropped))
+    return StaleReport(tuple(cases), advisories, tuple(unknown), dropped)
+
+
+def stale_json(report: StaleReport) -> dict[str, Any]:
+    """The ``--format json`` document; every key is documented in ``docs/stale.md``."""
+    return {
+        "stands": report.stands,
+        "cases": [
+            {
+                "id": case.id,
+                **{
+                    str(arm): {"status": str(state.status), "reasons": list(state.reasons)}
+                    for arm, state in ((ArmName.WITH_SKILL, case.with_skill), (ArmName.BASELINE, case.baseline))
+                },
+            }
+            for case in report.cases
+        ],
+        "advisories": list(report.advisories),
+        "unknown": list(report.unknown),
+        "dropped_cases": list(report.dropped),
+    }

@@ -1,0 +1,68 @@
+"""The sentences of ``driftproof stale``: its headline, and the reasons and advisories of an arm. Pure.
+
+Beside ``driftproof.core.sentences`` (which holds every other sentence and is at its size cap), in the same
+manner: each string written once, as a constant or a small function of parts its caller has already formatted.
+These strings are a public interface (``docs/stale.md`` quotes them): change none of them.
+"""
+
+from __future__ import annotations
+
+STALE_ALL_STAND = "every arm stands: nothing to rerun or regrade"
+STALE_NO_ANSWERS = "the receipt kept no answers (run with --keep-transcripts), so grading again means drawing again"
+STALE_NEW_CASE = "not in the receipt: never drawn"
+
+
+def stale_changed(what: str, recorded: str, today: str) -> str:
+    """A fact of the run that differs today.
+
+    >>> stale_changed("judge model", "judge-1", "judge-2")
+    'judge model changed: judge-1 → judge-2'
+    """
+    return f"{what} changed: {recorded} → {today}"
+
+
+def stale_unknown(what: str) -> str:
+    """A fact the receipt does not record: unknown, never read as current.
+
+    >>> stale_unknown("harness version")
+    'harness version: not recorded by the receipt, so unknown (never read as current)'
+    """
+    return f"{what}: not recorded by the receipt, so unknown (never read as current)"
+
+
+def stale_harness_patch(name: str, recorded: str, today: str) -> str:
+    """The advisory of a patch release of the same harness, which leaves every arm standing.
+
+    >>> stale_harness_patch("claude-code", "2.1.3", "2.1.4")
+    'claude-code 2.1.3 → 2.1.4 is a patch release of the same harness: the arms still stand'
+    """
+    return f"{name} {recorded} → {today} is a patch release of the same harness: the arms still stand"
+
+
+def stale_suite_changed(recorded: str, today: str) -> str:
+    """The advisory of a suite file whose bytes changed: each case is judged by its own prompt and rubric hashes.
+
+    >>> stale_suite_changed("0123456789ab", "ba9876543210")
+    'suite file changed (sha256 0123456789ab → ba9876543210): each case is judged by its prompt and rubric hashes'
+    """
+    return f"suite file changed (sha256 {recorded} → {today}): each case is judged by its prompt and rubric hashes"
+
+
+def stale_dropped_case(case_id: str) -> str:
+    """The advisory of a case the receipt holds and the suite no longer does.
+
+    >>> stale_dropped_case("a")
+    'case a is in the receipt but not in the suite today'
+    """
+    return f"case {case_id} is in the receipt but not in the suite today"
+
+
+def stale_summary(rerun: int, regrade: int) -> str:
+    """The headline when some arm does not stand.
+
+    >>> stale_summary(2, 1)
+    'stale: 2 arms to rerun, 1 arm to regrade'
+    """
+    return (
+        f"stale: {rerun} arm{'' if rerun == 1 else 's'} to rerun, {regrade} arm{'' if regrade == 1 else 's'} to regrade"
+    )

@@ -1,0 +1,109 @@
+"""``driftproof stale``: gather what a run with these flags would record today, and compare it with a receipt.
+
+Today's facts come through the code a run uses: ``load_suite`` and ``read_skill`` read the suite and the skill,
+``resolve_counts`` gives the stopping rule, ``make_lanes`` builds both lanes through the lane registry (a CLI lane
+probes its binary's version there, as a run does). No model is called; the lanes are closed before the rule runs.
+The rule itself is :func:`driftproof.core.stale.stale`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from driftproof.assemble import GRADING_CODE_SHA256
+from driftproof.core import stale_sentences
+from driftproof.core.models import Judge, Receipt
+from driftproof.core.seal import sha256_text
+from driftproof.core.stale import CaseToday, StaleReport, Today, stale
+from driftproof.errors import InputError
+from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, rubric_hash
+from driftproof.receipts import load_receipt
+from driftproof.run import RunRequest, make_lanes, resolve_counts
+from driftproof.safe_text import printable
+from driftproof.suite import load_suite, read_skill
+
+
+def _recorded_path(given: Path | None, recorded: str | None, receipt_path: Path, field: str, flag: str) -> Path:
+    """The path given by flag, else the one the receipt recorded; refused when there is neither."""
+    if given is not None:
+        return given
+    if recorded is None:
+        raise InputError(f"{receipt_path}: {field}: not recorded, so there is nothing to read today; give {flag}")
+    return Path(recorded)
+
+
+def gather_today(request: RunRequest, receipt: Receipt) -> Today:
+    """What a run of ``request`` would record, as a run builds it; every refusal comes before a lane is built."""
+    counts = resolve_counts(request)
+    suite = load_suite(request.suite)
+    _, skill_text = read_skill(request.skill, suite)
+    recorded_template = receipt.judge.template_sha256 if receipt.judge else None
+    cases = tuple(
+        CaseToday(
+            id=case.id,
+            prompt_sha256=sha256_text(case.prompt),
+            rubric_sha256=rubric_hash(case),
+            rubric_sha256_recorded_template=rubric_hash(case, recorded_template) if recorded_template else None,
+        )
+        for case in suite.cases
+    )
+    lane, judge, judge_model = make_lanes(request)
+    try:
+        return Today(
+            provider=lane.provider,
+            surface=lane.surface,
+            model_requested=request.model or lane.default_model(),
+            base_url=lane.base_url(),
+            harness=lane.harness(),
+            capture=request.capture,
+            delivery=request.delivery,
+            sampling=lane.sampling(),
+            skill_sha256=sha256_text(skill_text),
+            suite_sha256=suite.sha256,
+            stopping_rule=counts.stopping_rule().describe(),
+            judge=Judge(
+                provider=judge.provider,
+                surface=judge.surface,
+                model_requested=judge_model,
+                sampling=judge.sampling(),
+                template_version=TEMPLATE_VERSION,
+                template_sha256=TEMPLATE_SHA256,
+                grading_code_sha256=GRADING_CODE_SHA256,
+                base_url=judge.base_url(),
+            ),
+            judge_samples=counts.judge_samples,
+            cases=cases,
+        )
+    finally:
+        lane.close()
+        judge.close()
+
+
+def check_receipt(receipt_path: Path, suite: Path | None, skill: Path | None, **flags: Any) -> StaleReport:
+    """Load the receipt, default ``--suite`` and ``--skill`` to the paths it recorded, and compare with a run of
+    ``flags`` (``RunRequest`` fields: the lane and judge flags, the counts)."""
+    receipt = load_receipt(receipt_path)
+    suite_path = _recorded_path(suite, receipt.suite.path, receipt_path, "suite.path", "--suite")
+    if skill is None and receipt.skill is not None:
+        skill = Path(receipt.skill.path)
+    return stale(receipt, gather_today(RunRequest(suite=suite_path, skill=skill, **flags), receipt))
+
+
+def stale_lines(report: StaleReport) -> list[str]:
+    """The human output: a headline, one row per case (with-skill, baseline), the reasons, advisories, unknowns."""
+    arms = [a for c in report.cases for a in (c.with_skill, c.baseline)]
+    rerun = sum(a.status == "rerun" for a in arms)
+    regrade = sum(a.status == "regrade" for a in arms)
+    lines = [stale_sentences.STALE_ALL_STAND if report.stands else stale_sentences.stale_summary(rerun, regrade), ""]
+    width = max([len("case"), *(len(printable(c.id)) for c in report.cases)])
+    lines.append(f"{'case':<{width}}  {'with_skill':<10}  baseline")
+    for case in report.cases:
+        lines.append(f"{printable(case.id):<{width}}  {case.with_skill.status:<10}  {case.baseline.status}")
+    for case in report.cases:
+        for name, arm in (("with_skill", case.with_skill), ("baseline", case.baseline)):
+            lines.extend(f"  {printable(case.id)} {name}: {printable(reason)}" for reason in arm.reasons)
+    lines.extend(f"advisory: {printable(a)}" for a in report.advisories)
+    if report.unknown:
+        lines.append(f"unknown: {', '.join(printable(u) for u in report.unknown)}")
+    return lines

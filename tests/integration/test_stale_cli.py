@@ -1,0 +1,167 @@
+"""``driftproof stale`` end to end on the stub lane: a receipt written by ``run``, then the skill, the rubric or
+the judge changed, with the statuses and exit codes; bad input is one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from driftproof.cli import main
+
+FAST = ["--provider", "stub", "--draws", "2", "--max-draws", "2", "--judge-samples", "1"]
+
+
+def _suite(tmp_path: Path, rubric: str = "Good.") -> Path:
+    suite = tmp_path / "suite.yaml"
+    cases = [{"id": c, "prompt": f"Write {c}.", "rubric": rubric} for c in "ab"]
+    suite.write_text(yaml.safe_dump({"skill": "SKILL.md", "cases": cases}), encoding="utf-8")
+    return suite
+
+
+@pytest.fixture
+def made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, Path]:
+    """A suite, its skill and a stub receipt that kept its answers."""
+    (tmp_path / "SKILL.md").write_text("# Skill\nWrite well.\n", encoding="utf-8")
+    suite = _suite(tmp_path)
+    out = tmp_path / "r.json"
+    assert main(["run", str(suite), *FAST, "--keep-transcripts", "-o", str(out)]) == 0
+    capsys.readouterr()
+    return suite, out
+
+
+def stale(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any], str]:
+    code = main(["stale", *argv, "--format", "json"])
+    out, err = capsys.readouterr()
+    return code, json.loads(out) if out else {}, err
+
+
+def arms(doc: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    return {c["id"]: (c["with_skill"]["status"], c["baseline"]["status"]) for c in doc["cases"]}
+
+
+def test_unchanged_stands_exit_0(made: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, receipt = made
+    code, doc, err = stale(capsys, str(receipt), *FAST)  # --suite and --skill default to the recorded paths
+    assert code == 0 and err == ""
+    assert doc["stands"] is True and doc["unknown"] == [] and doc["advisories"] == []
+    assert arms(doc) == {"a": ("stands", "stands"), "b": ("stands", "stands")}
+
+
+def test_text_table(made: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, receipt = made
+    (receipt.parent / "SKILL.md").write_text("# Skill\nWrite better.\n", encoding="utf-8")
+    assert main(["stale", str(receipt), *FAST]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "stale: 2 arms to rerun, 0 arms to regrade"
+    assert out[2:5] == ["case  with_skill  baseline", "a     rerun       stands", "b     rerun       stands"]
+    assert out[5].startswith("  a with_skill: skill sha256 changed: ")
+
+
+def test_skill_edit_leaves_the_baseline_standing(made: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, receipt = made
+    (receipt.parent / "SKILL.md").write_text("# Skill\nWrite better.\n", encoding="utf-8")
+    code, doc, _ = stale(capsys, str(receipt), *FAST)
+    assert code == 1 and doc["stands"] is False
+    assert arms(doc) == {"a": ("rerun", "stands"), "b": ("rerun", "stands")}
+
+
+def test_another_skill_file_by_flag(
+    made: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    _, receipt = made
+    other = tmp_path / "OTHER.md"
+    other.write_text("# Other\n", encoding="utf-8")
+    code, doc, _ = stale(capsys, str(receipt), "--skill", str(other), *FAST)
+    assert code == 1 and arms(doc)["a"] == ("rerun", "stands")
+
+
+def test_rubric_edit_is_a_regrade_with_kept_answers(
+    made: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    suite, receipt = made
+    _suite(tmp_path, rubric="Better.")
+    code, doc, _ = stale(capsys, str(receipt), "--suite", str(suite), *FAST)
+    assert code == 1
+    assert arms(doc) == {"a": ("regrade", "regrade"), "b": ("regrade", "regrade")}
+    assert doc["cases"][0]["baseline"]["reasons"][0].startswith("rubric or criteria changed")
+    assert doc["advisories"][0].startswith("suite file changed")
+
+
+def test_rubric_edit_is_a_rerun_without_kept_answers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], made: tuple[Path, Path]
+) -> None:
+    suite, _ = made
+    plain = tmp_path / "plain.json"
+    assert main(["run", str(suite), *FAST, "-o", str(plain)]) == 0
+    capsys.readouterr()
+    _suite(tmp_path, rubric="Better.")
+    code, doc, _ = stale(capsys, str(plain), *FAST)
+    assert code == 1 and arms(doc)["a"] == ("rerun", "rerun")
+    assert any("--keep-transcripts" in r for r in doc["cases"][0]["with_skill"]["reasons"])
+
+
+def test_another_judge_model_is_a_regrade(made: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, receipt = made
+    code, doc, _ = stale(capsys, str(receipt), *FAST, "--judge-model", "judge-2")
+    assert code == 1 and arms(doc)["b"] == ("regrade", "regrade")
+    assert doc["cases"][1]["with_skill"]["reasons"] == ["judge model changed: stub-judge → judge-2"]
+
+
+def test_other_counts_are_a_rerun(made: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, receipt = made
+    code, doc, _ = stale(capsys, str(receipt), "--provider", "stub", "--judge-samples", "1")  # default draws
+    assert code == 1 and arms(doc)["a"] == ("rerun", "rerun")
+    assert doc["cases"][0]["baseline"]["reasons"][0].startswith("stopping rule changed")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["{tmp}/missing.json"], "missing.json: no such file"),
+        (["{receipt}", "--suite", "{tmp}/nope.yaml"], "nope.yaml: no such suite file"),
+        (["{receipt}", "--skill", "{tmp}/NOPE.md"], "NOPE.md: no such SKILL.md"),
+        (["{receipt}", "--draws", "0"], "--draws must be a whole number"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(
+    made: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str
+) -> None:
+    _, receipt = made
+    args = [a.format(tmp=tmp_path, receipt=receipt) for a in argv]
+    code, doc, err = stale(capsys, *args, "--provider", "stub")
+    assert code == 2 and doc == {}
+    assert err.count("\n") == 1 and err.startswith("driftproof: error: ") and message in err
+
+
+def test_a_receipt_that_is_not_json_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    code, doc, err = stale(capsys, str(bad))
+    assert code == 2 and doc == {} and str(bad) in err and err.count("\n") == 1
+
+
+def test_a_receipt_recording_little(
+    made: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from driftproof.receipts import write_receipt
+    from tests.support.builders import receipt
+
+    suite, _ = made
+    thin = tmp_path / "thin.json"
+    write_receipt(receipt({"a": ([0.8, 0.9], [0.4, 0.5])}, verification="UNVERIFIED"), thin)
+    code, doc, err = stale(capsys, str(thin), *FAST)  # it records no suite path
+    assert (
+        code == 2
+        and err.strip()
+        == f"driftproof: error: {thin}: suite.path: not recorded, so there is nothing to read today; give --suite"
+    )
+    monkeypatch.chdir(tmp_path)  # its skill path, SKILL.md, is read as recorded: relative to where it ran
+    code, doc, _ = stale(capsys, str(thin), "--suite", str(suite), *FAST)
+    assert code == 1 and doc["stands"] is False
+    assert {"run.settings.stopping_rule", "suite.sha256", "cases[a].prompt_sha256"} <= set(doc["unknown"])
+    assert arms(doc) == {"a": ("rerun", "rerun"), "b": ("rerun", "rerun")}
+    assert doc["dropped_cases"] == []
