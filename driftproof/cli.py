@@ -239,14 +239,15 @@ def _add_stale(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--suite", metavar="SUITE", help="the suite today (default: the path the receipt recorded)")
     p.add_argument("--skill", metavar="PATH", help="SKILL.md today (default: the path the receipt recorded)")
     _add_lane_flags(p)
-    p.add_argument("--draws", type=int, help=f"minimum draws per arm (default {DEFAULTS.draws})")
-    p.add_argument("--max-draws", type=int, help=f"most draws per arm (default {DEFAULTS.max_draws})")
-    p.add_argument("--judge-samples", type=int, help=f"judge samples per answer (default {DEFAULTS.judge_samples})")
+    p.add_argument("--draws", type=int, help="minimum draws per arm (default: as recorded)")
+    p.add_argument("--max-draws", type=int, help="most draws per arm (default: as recorded)")
+    p.add_argument("--judge-samples", type=int, help="judge samples per answer (default: as recorded)")
     p.add_argument("--as-reference", action="store_true", help="compare with the deeper rule of a reference run")
-    p.add_argument("--capture", choices=_values(Capture), default=DEFAULTS.capture, help="as for run")
-    p.add_argument("--delivery", choices=_values(Delivery), default=DEFAULTS.delivery, help="as for run")
+    p.add_argument("--capture", choices=_values(Capture), help="as for run (default: as recorded)")
+    p.add_argument("--delivery", choices=_values(Delivery), help="as for run (default: as recorded)")
     p.add_argument("--format", choices=["text", "json"], default="text")
-    p.set_defaults(handler=_cmd_stale)
+    # a lane, judge or count flag left out takes the receipt's recorded value (driftproof.stale.recorded_flags)
+    p.set_defaults(handler=_cmd_stale, provider=None, capture=None, delivery=None)
 
 
 def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -16,6 +16,7 @@ from driftproof.core import stale_sentences
 from driftproof.core.models import Judge, Receipt
 from driftproof.core.seal import sha256_text
 from driftproof.core.stale import CaseToday, StaleReport, Today, stale
+from driftproof.core.words import Provider
 from driftproof.errors import InputError
 from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, rubric_hash
 from driftproof.receipts import load_receipt
@@ -87,7 +88,43 @@ def check_receipt(receipt_path: Path, suite: Path | None, skill: Path | None, **
     suite_path = _recorded_path(suite, receipt.suite.path, receipt_path, "suite.path", "--suite")
     if skill is None and receipt.skill is not None:
         skill = Path(receipt.skill.path)
-    return stale(receipt, gather_today(RunRequest(suite=suite_path, skill=skill, **flags), receipt))
+    given = {name: value for name, value in flags.items() if value is not None and value is not False}
+    recorded = recorded_flags(receipt)
+    for provider, belongs in (("provider", LANE_FLAGS), ("judge_provider", JUDGE_FLAGS)):
+        if provider in given and given[provider] != recorded.get(provider):  # another provider: its own lane
+            recorded = {name: value for name, value in recorded.items() if name not in belongs}
+    request = RunRequest(suite=suite_path, skill=skill, **{**recorded, **given})
+    return stale(receipt, gather_today(request, receipt))
+
+
+LANE_FLAGS = ("surface", "model", "base_url")
+"""What the receipt recorded of its lane that belongs to its provider: dropped when another provider is given."""
+JUDGE_FLAGS = ("judge_model", "judge_base_url")
+
+
+def recorded_flags(receipt: Receipt) -> dict[str, Any]:
+    """The run flags the receipt recorded, so that ``stale`` asks about the same command run today: a flag left
+    out takes the recorded value; one the receipt does not record (or an import's tool name) takes run's default.
+    """
+    run, judge, settings = receipt.run, receipt.judge, receipt.run.settings
+    lane_provider = run.lane.provider if run.lane.provider in tuple(Provider) else None
+    recorded: dict[str, Any] = {
+        "provider": lane_provider,
+        "surface": run.lane.surface if lane_provider not in (None, Provider.STUB) else None,
+        "model": run.lane.model_requested if lane_provider != Provider.STUB else None,
+        "base_url": run.lane.base_url,
+        "capture": run.capture,
+        "delivery": settings.delivery,
+        "draws": settings.draws_min,
+        "max_draws": settings.draws_max,
+        "judge_samples": settings.judge_samples,
+        "as_reference": bool(settings.as_reference),
+    }
+    if judge is not None and judge.provider in tuple(Provider):
+        recorded |= {"judge_provider": judge.provider, "judge_base_url": judge.base_url}
+        if judge.provider != Provider.STUB:
+            recorded["judge_model"] = judge.model_requested
+    return {name: value for name, value in recorded.items() if value is not None}
 
 
 def stale_lines(report: StaleReport) -> list[str]:

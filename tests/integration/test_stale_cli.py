@@ -113,7 +113,7 @@ def test_another_judge_model_is_a_regrade(made: tuple[Path, Path], capsys: pytes
 
 def test_other_counts_are_a_rerun(made: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     _, receipt = made
-    code, doc, _ = stale(capsys, str(receipt), "--provider", "stub", "--judge-samples", "1")  # default draws
+    code, doc, _ = stale(capsys, str(receipt), "--draws", "3", "--max-draws", "10")  # counts other than recorded
     assert code == 1 and arms(doc)["a"] == ("rerun", "rerun")
     assert doc["cases"][0]["baseline"]["reasons"][0].startswith("stopping rule changed")
 
@@ -160,8 +160,23 @@ def test_a_receipt_recording_little(
         == f"driftproof: error: {thin}: suite.path: not recorded, so there is nothing to read today; give --suite"
     )
     monkeypatch.chdir(tmp_path)  # its skill path, SKILL.md, is read as recorded: relative to where it ran
-    code, doc, _ = stale(capsys, str(thin), "--suite", str(suite), *FAST)
+    code, doc, _ = stale(capsys, str(thin), "--suite", str(suite), *FAST, "--judge-provider", "stub")
     assert code == 1 and doc["stands"] is False
     assert {"run.settings.stopping_rule", "suite.sha256", "cases[a].prompt_sha256"} <= set(doc["unknown"])
     assert arms(doc) == {"a": ("rerun", "rerun"), "b": ("rerun", "rerun")}
     assert doc["dropped_cases"] == []
+
+
+def test_flags_left_out_take_the_recorded_values(
+    made: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``driftproof stale RECEIPT`` alone asks about the command that made it: a stub receipt needs no key, and
+    its draws, samples and judge come from what it recorded, not from run's defaults."""
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    _, receipt = made
+    code, doc, err = stale(capsys, str(receipt))
+    assert (code, err) == (0, "") and doc["stands"] is True
+    # a flag given still asks about that setting: another judge model is a regrade (the answers were kept)
+    code, doc, _ = stale(capsys, str(receipt), "--judge-model", "another-judge")
+    assert code == 1 and arms(doc)["a"] == ("regrade", "regrade")
