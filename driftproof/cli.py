@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from driftproof._version import __version__
 from driftproof.core.defaults import DEFAULTS
@@ -108,6 +109,17 @@ def gate_exit(status: Status, fail_on: FailOn) -> int:
     return 1 if gate_fails(status, fail_on) else 0
 
 
+LANE_AND_COUNT_FLAGS = (
+    *("provider", "surface", "model", "judge_provider", "judge_model", "base_url", "judge_base_url"),
+    *("draws", "max_draws", "judge_samples", "capture", "delivery", "as_reference"),
+)
+
+
+def _lane_and_count_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The `RunRequest` fields ``run`` and ``stale`` both take from their flags: lanes, judge, counts, capture."""
+    return {name: getattr(args, name) for name in LANE_AND_COUNT_FLAGS}
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from driftproof.run import RunRequest, run_suite
     from driftproof.terminal import print_quick, print_run_summary
@@ -116,16 +128,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         suite=Path(args.suite),
         skill=Path(args.skill) if args.skill else None,
         out=Path(args.output) if args.output else None,
-        provider=args.provider,
-        surface=args.surface,
-        model=args.model,
-        judge_provider=args.judge_provider,
-        judge_model=args.judge_model,
-        base_url=args.base_url,
-        judge_base_url=args.judge_base_url,
-        draws=args.draws,
-        max_draws=args.max_draws,
-        judge_samples=args.judge_samples,
+        **_lane_and_count_flags(args),
         concurrency=args.concurrency,
         timeout_s=args.timeout,
         max_retries=args.max_retries,
@@ -135,10 +138,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         resume=args.resume,
         keep_transcripts=args.keep_transcripts,
         price_table=Path(args.price_table) if args.price_table else None,
-        capture=args.capture,
-        delivery=args.delivery,
         reference=Path(args.reference) if args.reference else None,
-        as_reference=args.as_reference,
     )
     outcome = run_suite(request)
     if args.quick:
@@ -155,19 +155,7 @@ def _cmd_stale(args: argparse.Namespace) -> int:
         Path(args.receipt),
         Path(args.suite) if args.suite else None,
         Path(args.skill) if args.skill else None,
-        provider=args.provider,
-        surface=args.surface,
-        model=args.model,
-        judge_provider=args.judge_provider,
-        judge_model=args.judge_model,
-        base_url=args.base_url,
-        judge_base_url=args.judge_base_url,
-        draws=args.draws,
-        max_draws=args.max_draws,
-        judge_samples=args.judge_samples,
-        as_reference=args.as_reference,
-        capture=args.capture,
-        delivery=args.delivery,
+        **_lane_and_count_flags(args),
     )
     if args.format == "json":
         print(json.dumps(stale_json(report), indent=2, ensure_ascii=False))

@@ -11,20 +11,17 @@ import math
 import posixpath
 import re
 from collections.abc import Mapping
-from enum import StrEnum
 from pathlib import Path
-from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
-from driftproof.core.words import FailOn, Provider
+from driftproof.core.words import FailOn, Provider, Word
 from driftproof.credentials import API_CREDENTIALS
 from driftproof.errors import InputError
 
 __all__ = ["ActionConfig"]
 
-Word = TypeVar("Word", bound=StrEnum)
 _TRUE = ("true", "yes", "1")
 _FALSE = ("false", "no", "0")
 _DIGITS = re.compile(r"[0-9]+")

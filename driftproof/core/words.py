@@ -7,6 +7,7 @@ is in ``driftproof.core.sentences``.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TypeVar
 
 #: The effect floor F on the judge scale [0, 1] (R-3).
 EFFECT_FLOOR = 0.05
@@ -14,6 +15,10 @@ EFFECT_FLOOR = 0.05
 #: Differences closer than this are treated as equal (touching bands overlap, R-2; a gap this close
 #: below the floor still meets it, R-3). Scores sit on a ~0.05 grid, so 1e-9 only absorbs float residue.
 TOLERANCE = 1e-9
+
+
+Word = TypeVar("Word", bound=StrEnum)
+"""Any of the vocabularies below, for a function that takes a word of whichever one it is given."""
 
 
 class ArmName(StrEnum):

@@ -21,11 +21,10 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Mapping
-from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any
 
 from driftproof.core.defaults import DEFAULTS, LIMITS
-from driftproof.core.words import Capture, Provider, Surface
+from driftproof.core.words import Capture, Provider, Surface, Word
 from driftproof.errors import InputError, LaneError
 from driftproof.lanes.base import Lane, RetryPolicy
 
@@ -38,9 +37,6 @@ LANES: Mapping[tuple[Provider, Surface], tuple[str, str]] = {
 }
 """The one table of lanes: each module is imported by name only when its lane is asked for, so a missing SDK or
 CLI costs nothing until then."""
-
-
-Word = TypeVar("Word", bound=StrEnum)
 
 
 def check_choice(name: str, value: str, words: type[Word]) -> Word:
