@@ -19,10 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validat
 from driftproof.core.words import BandSource, Capture, Delivery, DrawStatus, Surface, Verification
 
 #: The one schema version Driftproof writes. Readers accept every version in ``schemas/``.
-SCHEMA_VERSION = "0.15"
+SCHEMA_VERSION = "0.16"
 
 #: Every version these models can hold: the current one and the older ones whose fields are a subset.
-READABLE_VERSIONS = ("0.13", "0.14", "0.15")
+READABLE_VERSIONS = ("0.13", "0.14", "0.15", "0.16")
 
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="Lower-case hex SHA-256.")]
 Score = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -461,7 +461,7 @@ class Seal(_Model):
 class Receipt(_Model):
     """A sealed receipt at schema version ``SCHEMA_VERSION``."""
 
-    schema_version: Literal["0.13", "0.14", "0.15"]
+    schema_version: Literal["0.13", "0.14", "0.15", "0.16"]
     """The schema this receipt validates against; written only as SCHEMA_VERSION."""
     tool: Tool
     """The program that wrote the receipt."""
