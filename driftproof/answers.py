@@ -12,10 +12,11 @@ from typing import Any, NamedTuple
 
 from driftproof.checks import run_checks
 from driftproof.core.build import lost_draw, measured_draw
+from driftproof.core.defaults import EVIDENCE
 from driftproof.core.models import Draw, JudgeSample
 from driftproof.core.seal import sha256_text
 from driftproof.journal import AnswerRecord, DrawResult, SampleRecord
-from driftproof.judge import parse_reply
+from driftproof.judge import evidence_over_limits, parse_reply
 from driftproof.lanes.base import Generation
 from driftproof.suite import SuiteCase
 
@@ -43,7 +44,7 @@ def answer_record(gen: Generation) -> AnswerRecord:
         reported_model=gen.reported_model,
         model_source=gen.model_source,
         served_model=gen.served_model,
-        serving_id=gen.serving_id,
+        request_id=gen.request_id,
         usage=gen.usage,
         captured_files=gen.captured_files,
         skill_fired=gen.skill_fired,
@@ -60,10 +61,9 @@ def judge_sample(case: SuiteCase, gen: Generation) -> SampleRecord:
             valid=False,
             invalid_reason=f"judge call failed: {gen.error or 'timeout'}",
             returned=False,
-            reported_model=gen.reported_model,
-            serving_id=gen.serving_id,
             score_text_sha256=sha256_text(gen.text) if gen.text else None,
             usage=gen.usage,
+            **identity_evidence(gen),
         )
         return SampleRecord(sample, gen.text, gen.attempts)
     parsed = parse_reply(case, gen.text)
@@ -72,13 +72,32 @@ def judge_sample(case: SuiteCase, gen: Generation) -> SampleRecord:
         valid=parsed.score is not None,
         invalid_reason=parsed.invalid_reason,
         returned=True,
-        reported_model=gen.reported_model,
-        serving_id=gen.serving_id,
         score_text_sha256=sha256_text(gen.text),
         usage=gen.usage,
         criteria=list(parsed.criteria) if parsed.criteria is not None else None,
+        **identity_evidence(gen),
     )
     return SampleRecord(sample, gen.text, gen.attempts)
+
+
+def identity_evidence(gen: Generation) -> dict[str, Any]:
+    """What a judge reply reported of who wrote it, checked against its bounds before any id is copied.
+
+    The serving id is the model the reply names as serving it: Claude Code's main-loop model, or the one model
+    an API reply reports in its ``model`` field. A configured id (Codex) is not reported: the reply is anonymous.
+    """
+    serving = gen.served_model or (gen.reported_ids[0] if len(gen.reported_ids) == 1 else None)
+    refused = evidence_over_limits(gen.reported_ids, serving)
+    if refused is not None:
+        return {"reported_ids": [], "evidence_refused": refused}
+    request = gen.request_id if gen.request_id and len(gen.request_id) <= EVIDENCE.id_chars else None
+    reported = gen.reported_model if gen.reported_model and len(gen.reported_model) <= EVIDENCE.id_chars else None
+    return {
+        "reported_model": reported,
+        "reported_ids": list(gen.reported_ids),
+        "serving_id": serving,
+        "request_id": request,
+    }
 
 
 def _common(record: AnswerRecord) -> dict[str, Any]:

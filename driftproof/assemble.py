@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +33,7 @@ from driftproof.core.rounds import replaced_flags
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
 from driftproof.core.words import Verification
-from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, is_requested_judge, rubric_hash
+from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, judge_ids, rubric_hash, sample_identity
 from driftproof.lanes.base import Lane
 from driftproof.runner import ARMS, Runner, RunOptions
 
@@ -69,17 +70,16 @@ class RunContext:
 def verification(runner: Runner, ctx: RunContext) -> tuple[Verification, str | None]:
     """The run's level (`core.verification.verify`) over every judge sample that returned a reply."""
     returned = [
-        s.reported_model
+        s
         for case in runner.results
         for arm in ARMS
         for r in case[arm].values()
         for s in r.draw.judge_samples
         if s.returned is not False
     ]
-    matches = [is_requested_judge(ctx.judge_model, reported) for reported in returned]
-    first = next((m for m, ok in zip(returned, matches, strict=True) if not ok), None)
-    mismatch = f"a judge sample reported {first!r}, not the requested {ctx.judge_model!r}"
-    return verify(ctx.preset, ctx.lane.provider, ctx.judge.provider, matches, mismatch)
+    problems = [sample_identity(ctx.judge_model, s) for s in returned]
+    first = next((p for p in problems if p is not None), None)
+    return verify(ctx.preset, ctx.lane.provider, ctx.judge.provider, [p is None for p in problems], first)
 
 
 def _arm(runner: Runner, ci: int, arm: str) -> Arm:
@@ -137,7 +137,7 @@ def _reported(arms: dict[int, dict[str, Arm]], judged: bool) -> list[str]:
     """The unique, sorted model ids the answers (or, ``judged``, the judge samples) reported."""
     draws = [d for per in arms.values() for a in per.values() for d in a.draws]
     if judged:
-        return sorted({s.reported_model for d in draws for s in d.judge_samples if s.reported_model})
+        return sorted({i for d in draws for s in d.judge_samples for i in judge_ids(s)})
     return sorted({d.reported_model for d in draws if d.reported_model})
 
 
@@ -196,17 +196,25 @@ def _suite(runner: Runner, ctx: RunContext) -> SuiteRecord:
 
 
 def _judge(ctx: RunContext, arms: dict[int, dict[str, Arm]]) -> Judge:
-    """The one fixed judge: who was asked, who answered, the template and the grading code."""
+    """The one fixed judge as it ran, with the ids its replies reported."""
+    return judge_setting(ctx.judge, ctx.judge_model, _reported(arms, judged=True))
+
+
+def judge_setting(judge: Lane, judge_model: str | None, reported: Sequence[str] = ()) -> Judge:
+    """The judge's recorded setting: who was asked, through what, how, where, with which template and code."""
     return Judge(
-        provider=ctx.judge.provider,
-        surface=ctx.judge.surface,
-        model_requested=ctx.judge_model,
-        models_reported=_reported(arms, judged=True),
-        sampling=ctx.judge.sampling(),
+        provider=judge.provider,
+        surface=judge.surface,
+        model_requested=judge_model,
+        models_reported=sorted(set(reported)),
+        sampling=judge.sampling(),
         template_version=TEMPLATE_VERSION,
         template_sha256=TEMPLATE_SHA256,
         grading_code_sha256=GRADING_CODE_SHA256,
-        base_url=ctx.judge.base_url(),
+        base_url=judge.base_url(),
+        tool_version=judge.tool_version(),
+        isolation=judge.isolation(),
+        routing=judge.routing(),
     )
 
 

@@ -63,7 +63,7 @@ class AnswerRecord:
     reported_model: str | None = None
     model_source: Literal["reported", "configured"] | None = None
     served_model: str | None = None
-    serving_id: str | None = None
+    request_id: str | None = None
     usage: Usage | None = None
     captured_files: tuple[CapturedFileRecord, ...] | None = None
     skill_fired: bool | None = None
@@ -85,7 +85,7 @@ class AnswerRecord:
         """The record `to_json` wrote."""
         files, calls = data.get("captured_files"), data.get("side_calls")
         return cls(
-            **{k: v for k, v in data.items() if k not in ("usage", "captured_files", "side_calls")},
+            **{k: v for k, v in data.items() if k not in ("usage", "captured_files", "side_calls", "serving_id")},
             usage=Usage.model_validate(data["usage"]) if data.get("usage") is not None else None,
             captured_files=tuple(CapturedFileRecord.model_validate(f) for f in files) if files is not None else None,
             side_calls=tuple(SideCall.model_validate(c) for c in calls) if calls is not None else None,

@@ -12,9 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from driftproof.core.models import CriterionDecision, CriterionSpec
+from driftproof.core.defaults import EVIDENCE
+from driftproof.core.models import CriterionDecision, CriterionSpec, JudgeSample
 from driftproof.core.seal import content_hash
 from driftproof.suite import SuiteCase
 
@@ -208,3 +210,60 @@ def is_requested_judge(requested: str | None, reported: str | None) -> bool:
     if reported == requested:
         return True
     return reported.startswith(requested) and bool(_VERSION_SUFFIX.fullmatch(reported[len(requested) :]))
+
+
+def evidence_over_limits(ids: Sequence[str], serving_id: str | None) -> str | None:
+    """Why a reply's identity evidence is over its bounds, checked before an id is copied; ``None`` within them.
+
+    >>> evidence_over_limits(["claude-haiku-4-5"], "claude-haiku-4-5") is None
+    True
+    >>> evidence_over_limits(["m"] * 17, None)
+    'the reply reported 17 model ids (at most 16 are kept)'
+    """
+    if len(ids) > EVIDENCE.ids_per_sample:
+        return f"the reply reported {len(ids)} model ids (at most {EVIDENCE.ids_per_sample} are kept)"
+    longest = max((len(i) for i in (*ids, serving_id or "")), default=0)
+    if longest > EVIDENCE.id_chars:
+        return f"the reply reported a model id of {longest} characters (at most {EVIDENCE.id_chars})"
+    return None
+
+
+def judge_ids(sample: JudgeSample) -> list[str]:
+    """The model ids a judge sample reported (``reported_model`` alone before 0.16)."""
+    if sample.reported_ids is not None:
+        return sample.reported_ids
+    return [sample.reported_model] if sample.reported_model else []
+
+
+def sample_identity(requested: str | None, sample: JudgeSample) -> str | None:
+    """Why a returned judge sample does not report the requested judge; ``None`` when it does.
+
+    The reply must name a model (an anonymous reply does not), and each id it names must be the requested one
+    (dated or not). A reply that reports several models must name the requested one as serving it
+    (``serving_id``): how the tokens were shared out between them says nothing of which model wrote the reply.
+    A sample written before 0.16 has only ``reported_model``.
+
+    >>> s = JudgeSample(score=1.0, valid=True, reported_ids=["j-1-20990101"], serving_id="j-1-20990101")
+    >>> sample_identity("j-1", s) is None, sample_identity("k-2", s)
+    (True, "a judge reply named 'j-1-20990101' as serving it, not the requested 'k-2'")
+    >>> mixed = JudgeSample(score=1.0, valid=True, reported_ids=["j-1", "small-2"], serving_id=None)
+    >>> sample_identity("j-1", mixed)
+    "a judge reply reported several models ('j-1', 'small-2') and named none as serving it"
+    """
+    if sample.evidence_refused is not None:
+        return f"a judge reply's identity evidence was not kept: {sample.evidence_refused}"
+    ids = list(dict.fromkeys(judge_ids(sample)))
+    serving = sample.serving_id if sample.reported_ids is not None else None  # before 0.16: a request id
+    if not ids:
+        return "a judge reply reported no model (an anonymous reply)"
+    if serving is not None and not is_requested_judge(requested, serving):
+        return f"a judge reply named {serving!r} as serving it, not the requested {requested!r}"
+    others = [i for i in ids if not is_requested_judge(requested, i)]
+    if not others:
+        return None
+    if len(ids) == 1:
+        return f"a judge reply reported {ids[0]!r}, not the requested {requested!r}"
+    if serving is None:
+        listed = ", ".join(repr(i) for i in ids)
+        return f"a judge reply reported several models ({listed}) and named none as serving it"
+    return None

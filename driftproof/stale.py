@@ -11,14 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from driftproof.assemble import GRADING_CODE_SHA256
+from driftproof.assemble import judge_setting
 from driftproof.core import stale_sentences
-from driftproof.core.models import Judge, Receipt
+from driftproof.core.models import Receipt
 from driftproof.core.seal import sha256_text
 from driftproof.core.stale import CaseToday, StaleReport, Today, stale
 from driftproof.core.words import Provider
 from driftproof.errors import InputError
-from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, rubric_hash
+from driftproof.judge import rubric_hash
 from driftproof.receipts import load_receipt
 from driftproof.run import RunRequest, make_lanes, resolve_counts
 from driftproof.safe_text import printable
@@ -63,16 +63,7 @@ def gather_today(request: RunRequest, receipt: Receipt) -> Today:
             skill_sha256=sha256_text(skill_text),
             suite_sha256=suite.sha256,
             stopping_rule=counts.stopping_rule().describe(),
-            judge=Judge(
-                provider=judge.provider,
-                surface=judge.surface,
-                model_requested=judge_model,
-                sampling=judge.sampling(),
-                template_version=TEMPLATE_VERSION,
-                template_sha256=TEMPLATE_SHA256,
-                grading_code_sha256=GRADING_CODE_SHA256,
-                base_url=judge.base_url(),
-            ),
+            judge=judge_setting(judge, judge_model),
             judge_samples=counts.judge_samples,
             cases=cases,
         )

@@ -67,6 +67,30 @@ class Limits:
 LIMITS = Limits()
 
 
+@dataclass(frozen=True, slots=True)
+class EvidenceLimits:
+    """Bounds on the answers and judge identity entering a regrade, checked before an archive is parsed or an id
+    copied (docs/receipt-spec.md, "Bounds"). Not on provider transport buffering, nor on receipt or suite size."""
+
+    archive_bytes: int = 64 * 1024 * 1024
+    """Bytes of an answers archive, read no further."""
+    archive_lines: int = 100_000
+    """Lines (draws) of an answers archive."""
+    answer_chars: int = 2_000_000
+    """Characters of one archived answer."""
+    reply_chars: int = 1_000_000
+    """Characters of one archived judge reply."""
+    replies_per_answer: int = 1_000
+    """Judge replies archived beside one answer."""
+    ids_per_sample: int = 16
+    """Model ids one judge reply may report."""
+    id_chars: int = 256
+    """Characters of one reported model id or serving id."""
+
+
+EVIDENCE = EvidenceLimits()
+
+
 def judge_provider_for(provider: str, judge_provider: str | None) -> Provider:
     """The judge's provider: as given, else the stub for a stub run, else the one fixed judge's.
 

@@ -91,8 +91,17 @@ class JudgeSample(_Model):
     """Why the sample is invalid; null when valid."""
     reported_model: str | None = None
     """Model id the judge reply reported, verbatim, dates kept; null when it reported none."""
+    reported_ids: list[str] | None = None
+    """Every model id the judge reply reported, verbatim (dates kept), in the reply's order, each once; empty for
+    an anonymous reply; null before 0.16."""
     serving_id: str | None = None
-    """Serving or request id the reply carried; null when it carried none."""
+    """From 0.16, the model id the reply names as the one that served it; null when it names none. Before 0.16
+    it held the request id."""
+    request_id: str | None = None
+    """The provider's request id the reply carried (the request-id or x-request-id header); null when none."""
+    evidence_refused: str | None = None
+    """Why the reply's identity evidence was not kept (over its bounds: then reported_ids is empty and the sample
+    fails the identity check); null when kept."""
     score_text_sha256: Sha256 | None = None
     """SHA-256 of the judge's reply text the score was read from; null when no text came back."""
     usage: Usage | None = None
@@ -355,6 +364,13 @@ class Judge(_Model):
     """SHA-256 of the code on the grading path (template, parsing, identity check); null when not recorded."""
     base_url: str | None = None
     """The judge endpoint's base URL when not the vendor default; null for the vendor default."""
+    tool_version: str | None = None
+    """The client the judge was called through and its version (the SDK package, or the stub); null before 0.16."""
+    isolation: str | None = None
+    """How each judge call was kept apart from the machine it ran on, in words; null before 0.16."""
+    routing: dict[str, str] | None = None
+    """The routing settings the judge's calls were handed (proxy variables, credentials removed); null before
+    0.16, empty when none was set."""
 
 
 class Counts(_Model):

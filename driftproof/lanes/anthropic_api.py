@@ -56,6 +56,7 @@ class AnthropicApiLane(ApiLane):
     provider = Provider.ANTHROPIC
     DEFAULT_MODEL = DEFAULT_MODEL
     DEFAULT_BASE_URL = DEFAULT_BASE_URL
+    SDK_PACKAGE = "anthropic"
     _client: anthropic.Anthropic
 
     def __init__(
@@ -155,7 +156,7 @@ def _no_key_error() -> LaneError:
     )
 
 
-def _generation(message: Message, serving_id: str | None) -> Generation:
+def _generation(message: Message, request_id: str | None) -> Generation:
     """The `Generation` of one successful reply; a refusal or a reply without text has text ``""``."""
     from anthropic.types import TextBlock
 
@@ -179,7 +180,8 @@ def _generation(message: Message, serving_id: str | None) -> Generation:
         text=text,
         reported_model=message.model or None,
         model_source="reported" if message.model else None,
-        serving_id=serving_id,
+        reported_ids=(message.model,) if message.model else (),
+        request_id=request_id,
         usage=usage,
         extra={"stop_reason": message.stop_reason, "message_id": message.id},
     )

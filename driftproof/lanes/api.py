@@ -8,6 +8,8 @@ A provider's lane (`anthropic_api`, `openai_api`) builds its SDK client and impl
 
 from __future__ import annotations
 
+import importlib.metadata
+import os
 import threading
 from abc import abstractmethod
 from typing import ClassVar, Protocol
@@ -16,7 +18,9 @@ from driftproof.core.words import Surface
 from driftproof.credentials import credential_names
 from driftproof.lanes.attempt_deadline import attempt_deadline
 from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, Lane, RetryPolicy, with_retries
-from driftproof.lanes.endpoints import same_url
+from driftproof.lanes.endpoints import proxy_routing, same_url
+
+API_ISOLATION = "none needed: an HTTP API call through the SDK, nothing runs on this machine"
 
 
 class SdkClient(Protocol):
@@ -70,6 +74,8 @@ class ApiLane(Lane):
     """The model asked for when neither the lane nor the request names one."""
     DEFAULT_BASE_URL: ClassVar[str]
     """The vendor's endpoint: a receipt records a base URL only when it is another."""
+    SDK_PACKAGE: ClassVar[str]
+    """The distribution name of the provider's SDK (``anthropic``, ``openai``)."""
     _client: SdkClient
 
     def __init__(self, model: str | None, *, timeout_s: float, policy: RetryPolicy, max_tokens: int) -> None:
@@ -103,6 +109,18 @@ class ApiLane(Lane):
     def credential_names(self) -> tuple[str, ...]:
         """The variables this provider's API lane takes a key from."""
         return credential_names(self.provider, Surface.API)
+
+    def tool_version(self) -> str:
+        """The SDK package every call goes through, with its version (``anthropic 2.14.0``)."""
+        return f"{self.SDK_PACKAGE} {importlib.metadata.version(self.SDK_PACKAGE)}"
+
+    def isolation(self) -> str:
+        """An API call runs nothing on this machine: only the request leaves it."""
+        return API_ISOLATION
+
+    def routing(self) -> dict[str, str]:
+        """The proxy variables the SDK's HTTP client reads from this process's environment, credentials removed."""
+        return proxy_routing(os.environ)
 
     def close(self) -> None:
         """Close the SDK's HTTP client."""

@@ -119,7 +119,12 @@ class Generation:
     #: because the surface names none (``configured``, Codex); ``None`` when there is no model id.
     model_source: Literal["reported", "configured"] | None = None
     served_model: str | None = None
-    serving_id: str | None = None
+    #: Every model id the reply itself reported, verbatim (dates kept), in the order it gave them; empty when it
+    #: reported none (an anonymous reply: a configured id is not reported).
+    reported_ids: tuple[str, ...] = ()
+    #: The provider's id of the request or session (an HTTP ``request-id`` header, Claude Code's session, Codex's
+    #: thread); never a model id.
+    request_id: str | None = None
     usage: Usage | None = None
     attempts: int = 1
     error: str | None = None
@@ -161,6 +166,18 @@ class Lane(ABC):
     def default_model(self) -> str | None:
         """The model this lane uses when none is requested."""
         return None
+
+    def tool_version(self) -> str | None:
+        """The client this lane calls through and its version; ``None`` when unknown."""
+        return None
+
+    def isolation(self) -> str | None:
+        """How each call is kept apart from this machine, in words; ``None`` when not described."""
+        return None
+
+    def routing(self) -> dict[str, str]:
+        """The routing settings this lane's calls are handed beyond the base URL, credentials removed."""
+        return {}
 
     def timeout_s(self) -> float | None:
         """Seconds one attempt may take (``None``: the lane has no timeout, as the stub)."""

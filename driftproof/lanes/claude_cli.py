@@ -166,7 +166,8 @@ class ClaudeCliLane(CliLane):
             "reported_model": resolved,
             "model_source": "reported" if resolved else None,
             "served_model": served[-1] if served else None,
-            "serving_id": final.get("session_id") if final else None,
+            "reported_ids": _reported_ids(init, main, final),
+            "request_id": final.get("session_id") if final else None,
             "usage": usage,
             "side_calls": side_calls or None,
             "skill_fired": fired,
@@ -224,6 +225,15 @@ def _api_failure(final: dict[str, Any], reason: str) -> AttemptFailure | None:
 def _message(line: dict[str, Any]) -> dict[str, Any]:
     message = line.get("message")
     return message if isinstance(message, dict) else {}
+
+
+def _reported_ids(init: dict[str, Any], main: list[dict[str, Any]], final: dict[str, Any] | None) -> tuple[str, ...]:
+    """Every model id Claude Code printed, verbatim, once each in the order printed: the resolved model, each
+    main-loop assistant line's model, then the ``modelUsage`` keys (its side calls' models among them)."""
+    printed = [init.get("model"), *(_message(m).get("model") for m in main)]
+    printed += list((final or {}).get("modelUsage") or {})
+    ids = (m for m in printed if isinstance(m, str) and m and m != SYNTHETIC)
+    return tuple(dict.fromkeys(ids))
 
 
 def _count(entry: dict[str, Any], key: str) -> int | None:

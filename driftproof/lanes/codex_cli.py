@@ -215,7 +215,7 @@ class CodexCliLane(CliLane):
         common: dict[str, Any] = {
             "reported_model": configured,
             "model_source": "configured" if configured else None,
-            "serving_id": next((e.get("thread_id") for e in events if e.get("type") == "thread.started"), None),
+            "request_id": next((e.get("thread_id") for e in events if e.get("type") == "thread.started"), None),
             "usage": usage,
             "skill_fired": None if skill is None else _fired(items, skill),
             "extra": {

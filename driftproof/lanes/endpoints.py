@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
+
+PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
+"""The variables an HTTP client reads to route its requests (each also in lower case)."""
 
 
 def env_value(environ: Mapping[str, str], name: str) -> str | None:
@@ -46,3 +49,26 @@ def same_url(a: str, b: str) -> bool:
     True
     """
     return a.rstrip("/").lower() == b.rstrip("/").lower()
+
+
+def without_credentials(url: str) -> str:
+    """``url`` with any user name and password removed (a proxy URL may carry them).
+
+    >>> without_credentials("http://user:secret@proxy.local:3128"), without_credentials("proxy.local:3128")
+    ('http://proxy.local:3128', 'proxy.local:3128')
+    """
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+def proxy_routing(environ: Mapping[str, str]) -> dict[str, str]:
+    """The proxy variables set in ``environ``, each named as it is set, with credentials removed.
+
+    >>> proxy_routing({"https_proxy": "http://u:p@proxy:3128", "NO_PROXY": "localhost", "PATH": "/bin"})
+    {'NO_PROXY': 'localhost', 'https_proxy': 'http://proxy:3128'}
+    """
+    names = [n for upper in PROXY_VARIABLES for n in (upper, upper.lower())]
+    found = {n: without_credentials(v) for n in names if (v := env_value(environ, n)) is not None}
+    return dict(sorted(found.items()))

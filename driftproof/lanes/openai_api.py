@@ -61,6 +61,7 @@ class OpenAIApiLane(ApiLane):
     provider = Provider.OPENAI
     DEFAULT_MODEL = DEFAULT_MODEL
     DEFAULT_BASE_URL = DEFAULT_BASE_URL
+    SDK_PACKAGE = "openai"
     _client: openai.OpenAI
 
     def __init__(
@@ -164,7 +165,7 @@ def _error_message(body: object, fallback: str) -> str:
     return fallback
 
 
-def _generation(completion: ChatCompletion, serving_id: str | None) -> Generation:
+def _generation(completion: ChatCompletion, request_id: str | None) -> Generation:
     """The `Generation` of one successful reply; a refusal or a reply without content has text ``""``.
 
     Read defensively: OpenAI-compatible servers leave out fields the SDK types as required.
@@ -187,7 +188,8 @@ def _generation(completion: ChatCompletion, serving_id: str | None) -> Generatio
         text=text,
         reported_model=model if isinstance(model, str) and model else None,
         model_source="reported" if isinstance(model, str) and model else None,
-        serving_id=serving_id,
+        reported_ids=(model,) if isinstance(model, str) and model else (),
+        request_id=request_id,
         usage=_usage(getattr(completion, "usage", None)),
         extra=extra,
     )

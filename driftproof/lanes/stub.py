@@ -28,10 +28,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from driftproof._version import __version__
 from driftproof.bounded import INPUT, found, is_finite_number, load_data, read_capped
 from driftproof.core.words import Provider, Surface
 from driftproof.errors import InputError
@@ -149,6 +150,14 @@ class StubLane(Lane):
         """The id the stub reports."""
         return STUB_MODEL
 
+    def tool_version(self) -> str:
+        """The stub is part of Driftproof: its version is Driftproof's."""
+        return f"driftproof-stub {__version__}"
+
+    def isolation(self) -> str:
+        """The stub makes no call."""
+        return "none needed: the stub lane makes no call"
+
     def _entry(self, case_id: str, arm: str, index: int) -> ScriptedDraw | None:
         entries = self._script.get("cases", {}).get(case_id, {}).get(arm)
         if entries:
@@ -172,6 +181,9 @@ class StubLane(Lane):
         return Generation(text=text, reported_model=model, attempts=0)
 
     def _judge(self, request: GenerationRequest) -> Generation:
+        return replace(self._judge_reply(request), reported_ids=(request.model or STUB_JUDGE,))
+
+    def _judge_reply(self, request: GenerationRequest) -> Generation:
         model = request.model or STUB_JUDGE
         entry = self._entry(request.case_id, request.arm, request.draw_index)
         if entry is not None and entry.judge_replies:

@@ -53,7 +53,7 @@ def test_anthropic_with_skill_and_baseline() -> None:
     assert with_skill.text == "fix(pager): correct off-by-one"
     assert with_skill.reported_model == "claude-haiku-4-5-20251001"
     assert with_skill.usage == Usage(input_tokens=21, output_tokens=14, cache_read_tokens=8, cache_write_tokens=3)
-    assert with_skill.serving_id is not None and SERVING_ID.match(with_skill.serving_id)
+    assert with_skill.request_id is not None and SERVING_ID.match(with_skill.request_id)
     assert (baseline.text, baseline.error) == ("Fixed the pager bug.", None)
     bodies = [json.loads(i["request"]["body"]) for i in interactions("anthropic_with_skill_and_baseline")]
     assert [b.get("system") for b in bodies] == [SKILL, None]
@@ -80,7 +80,7 @@ def test_openai_with_skill_and_baseline() -> None:
     # prompt_tokens 32 = 21 + 8 cached + 3 written; Chat Completions reports only the cached 8, so input is 24.
     assert with_skill.usage == Usage(input_tokens=24, output_tokens=14, cache_read_tokens=8)
     assert with_skill.extra["system_fingerprint"] == "fp_fake0000"
-    assert with_skill.serving_id is not None and SERVING_ID.match(with_skill.serving_id)
+    assert with_skill.request_id is not None and SERVING_ID.match(with_skill.request_id)
     assert (baseline.text, baseline.error) == ("Fixed the pager bug.", None)
     bodies = [json.loads(i["request"]["body"]) for i in interactions("openai_with_skill_and_baseline")]
     assert [[m["role"] for m in b["messages"]] for b in bodies] == [["system", "user"], ["user"]]

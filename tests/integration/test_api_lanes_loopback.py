@@ -125,9 +125,9 @@ def test_anthropic_reply_keeps_the_dated_model_usage_and_request_id(
     g = ask(make_lane(ANTHROPIC))
     assert g.text == "fix(pager): off-by-one"
     assert g.reported_model == "claude-haiku-4-5-20251001"  # the served id, verbatim; the request said claude-haiku-4-5
-    assert g.model_source == "reported"
+    assert g.model_source == "reported" and g.reported_ids == ("claude-haiku-4-5-20251001",)
     assert g.usage == Usage(input_tokens=11, output_tokens=9, cache_read_tokens=5, cache_write_tokens=7)
-    assert g.serving_id is not None and SERVING_ID.match(g.serving_id)
+    assert g.request_id is not None and SERVING_ID.match(g.request_id)
     assert (g.attempts, g.error, g.timed_out, g.served_model) == (1, None, False, None)
     assert g.extra["stop_reason"] == "end_turn"
 
@@ -141,8 +141,9 @@ def test_openai_reply_maps_usage_and_keeps_the_fingerprint_apart(
     fake_llm_server.queue(OPENAI_CHAT, reply)
     g = ask(make_lane(OPENAI))
     assert (g.text, g.reported_model, g.model_source) == ("fix(pager): off-by-one", "gpt-5.5-2026-04-23", "reported")
+    assert g.reported_ids == ("gpt-5.5-2026-04-23",)
     assert g.usage == Usage(input_tokens=11, output_tokens=9, cache_read_tokens=5, cache_write_tokens=None)
-    assert g.serving_id is not None and SERVING_ID.match(g.serving_id)
+    assert g.request_id is not None and SERVING_ID.match(g.request_id)
     assert g.served_model is None  # system_fingerprint is a backend build, not a model
     assert (g.extra["system_fingerprint"], g.extra["finish_reason"]) == ("fp_9", "stop")
     assert (g.attempts, g.error) == (1, None)

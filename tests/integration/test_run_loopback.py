@@ -135,3 +135,43 @@ def test_openai_lane_with_a_lost_draw(suite: Path) -> None:
     # case b: baseline has no measured draw -> underpowered; lift uses case a only: 0.9 - 0.4
     assert [c.verdict for c in reading.cases] == ["improved", "underpowered"]
     assert reading.lift == pytest.approx(0.5) and reading.status == "passing"
+
+
+def test_each_judge_sample_seals_its_reported_ids_serving_id_and_request_id_apart(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12: the evidence per sample, the judge's tool version, isolation and routing, no proxy password."""
+    monkeypatch.setenv("HTTPS_PROXY", "http://alice:pr0xy-pa55@proxy.invalid:3128")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # the loopback server is reached directly
+    with FakeLLMServer(responder) as server:
+        outcome = run(suite, server, "anthropic", "claude-sonnet-4-6")
+    r = outcome.receipt
+    samples = [s for c in r.cases for arm in (c.with_skill, c.baseline) for d in arm.draws for s in d.judge_samples]
+    assert len(samples) == 24  # 12 draws x 2 samples
+    for s in samples:
+        assert s.reported_ids == [f"{JUDGE}-20251001"] and s.serving_id == f"{JUDGE}-20251001"  # dates kept
+        assert s.request_id is not None and s.request_id.startswith("req_") and s.evidence_refused is None
+    assert len({s.request_id for s in samples}) == 24  # one request each, never a model id
+    assert r.verification == "TESTED"
+    import anthropic
+
+    assert r.judge is not None and r.judge.tool_version == f"anthropic {anthropic.__version__}"
+    assert r.judge.isolation == "none needed: an HTTP API call through the SDK, nothing runs on this machine"
+    assert r.judge.routing == {"HTTPS_PROXY": "http://proxy.invalid:3128", "NO_PROXY": "127.0.0.1,localhost"}
+    assert "pr0xy-pa55" not in outcome.path.read_text(encoding="utf-8")
+
+
+def test_a_judge_answering_as_another_model_leaves_the_receipt_unverified_with_the_reason(suite: Path) -> None:
+    def other_judge(req: RecordedRequest) -> FakeReply:
+        reply = responder(req)
+        if "<<<ANSWER" in req.prompt_text:
+            return json_text_reply({"score": 0.9, "reason": "graded"}, model="claude-opus-5-20990101")
+        return reply
+
+    with FakeLLMServer(other_judge) as server:
+        r = run(suite, server, "anthropic", "claude-sonnet-4-6").receipt
+    assert r.verification == "UNVERIFIED"
+    assert r.verification_reason == (
+        f"a judge reply named 'claude-opus-5-20990101' as serving it, not the requested '{JUDGE}'"
+    )
+    assert r.judge is not None and r.judge.models_reported == ["claude-opus-5-20990101"]
