@@ -216,6 +216,49 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.set_defaults(handler=_cmd_badge)
 
     _add_stale(sub)
+    _add_regrade(sub)
+
+
+def _add_regrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``regrade``: grade a run's kept answers again, drawing none, into a receipt of its own."""
+    p = sub.add_parser(
+        "regrade", help="grade the answers a run kept (--keep-transcripts) again, under revised tasks or afresh"
+    )
+    p.add_argument("receipt", metavar="RECEIPT")
+    p.add_argument("--answers", metavar="ARCHIVE", required=True, help="the answers archive the run kept")
+    p.add_argument("--suite", metavar="REVISED", help="revised rubric or criteria (default: a plain judge regrade)")
+    p.add_argument("-o", "--output", metavar="OUT", help="the regrade's receipt (default: RECEIPT.regrade.json)")
+    p.add_argument("--judge-provider", choices=_values(Provider), help="default: as recorded (it must match)")
+    p.add_argument("--judge-model", help="default: as recorded (it must match)")
+    p.add_argument("--judge-base-url", help="default: as recorded (it must match)")
+    p.add_argument("--concurrency", type=int, help="judge calls in flight (default: as recorded)")
+    p.add_argument("--timeout", type=float, help="seconds per judge attempt")
+    p.add_argument("--max-retries", type=int, default=DEFAULTS.max_retries, help="retries per judge call")
+    p.add_argument("--script", metavar="FILE", help="stub judge script (stub judge only)")
+    p.set_defaults(handler=_cmd_regrade)
+
+
+def _cmd_regrade(args: argparse.Namespace) -> int:
+    from driftproof.regrade import RegradeRequest, regrade
+    from driftproof.terminal import print_regrade
+
+    outcome = regrade(
+        RegradeRequest(
+            receipt=Path(args.receipt),
+            answers=Path(args.answers),
+            suite=Path(args.suite) if args.suite else None,
+            out=Path(args.output) if args.output else None,
+            judge_provider=args.judge_provider,
+            judge_model=args.judge_model,
+            judge_base_url=args.judge_base_url,
+            timeout_s=args.timeout,
+            max_retries=args.max_retries,
+            concurrency=args.concurrency,
+            script=Path(args.script) if args.script else None,
+        )
+    )
+    print_regrade(outcome)
+    return 0
 
 
 def _add_stale(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

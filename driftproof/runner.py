@@ -41,6 +41,9 @@ from driftproof.resume import Restored, restore
 from driftproof.stop_lines import stop_message
 from driftproof.suite import Suite, SuiteCase
 
+JUDGE_MAX_TOKENS = 1024
+"""The output-token limit every judge call is sent (a run's and a regrade's alike)."""
+
 ARMS = tuple(arm.value for arm in ArmName)  # ("with_skill", "baseline")
 NOT_STARTED = Generation(text="", error="not started: the run is stopping")
 """What a worker returns for a call it did not start because the run is stopping (never counted)."""
@@ -58,7 +61,7 @@ class RunOptions:
     rule: StoppingRule = field(default_factory=StoppingRule)
     concurrency: int = DEFAULTS.concurrency
     max_tokens: int = 2048
-    judge_max_tokens: int = 1024
+    judge_max_tokens: int = JUDGE_MAX_TOKENS
     capture: Capture = DEFAULTS.capture
     max_consecutive_failures: int = DEFAULTS.max_consecutive_failures
     """Calls that may fail in a row (after their retries) before the run stops; 0 never stops."""

@@ -16,6 +16,7 @@ from driftproof.core.sentences import (
     status_line,
 )
 from driftproof.core.words import CaseVerdict
+from driftproof.regrade import RegradeOutcome
 from driftproof.run import RunOutcome
 from driftproof.safe_text import printable
 
@@ -67,3 +68,23 @@ def print_quick(outcome: RunOutcome) -> None:
             cells.append(printable(f"[{score}]\n{(r.answer or '').rstrip() or NO_ANSWER}"))
         table.add_row(str(index + 1), *cells)
     Console(highlight=False, markup=False, soft_wrap=False).print(table)
+
+
+def print_regrade(outcome: RegradeOutcome) -> None:
+    """The closing lines of a regrade: what it graded and carried, the calls it made, then the status."""
+    receipt = outcome.receipt
+    regrade, reading = receipt.regrade, read_receipt(receipt)
+    assert regrade is not None
+    kind = "rubric regrade" if regrade.kind == "rubric" else "plain judge regrade"
+    calls = regrade.calls
+    _say(
+        f"{kind} of {regrade.original_sha256[:12]}: graded {regrade.graded} kept answers, carried "
+        f"{len(regrade.carried)}; {calls.judge_calls} judge calls, {calls.endpoint_attempts} endpoint attempts"
+    )
+    for carried in regrade.carried:
+        _say(f"        carried {carried.case} {carried.arm} draw {carried.index + 1}: {carried.reason}")
+    per_1k = signed_or_na(reading.lift_per_1k) if reading.lift_per_1k is not None else None
+    _say(status_line(STATUS_WORDS[reading.status], signed_or_na(reading.lift), reading.lift_spread, per_1k))
+    if reading.no_verdict_reason:
+        _say(f"        {context_only(reading.no_verdict_reason)}")
+    _say(receipt_line(str(outcome.path), receipt.verification, receipt.seal.sha256[:12]))

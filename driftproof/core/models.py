@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
-from driftproof.core.words import BandSource, Capture, Delivery, DrawStatus, Surface, Verification
+from driftproof.core.words import ArmName, BandSource, Capture, Delivery, DrawStatus, Surface, Verification
 
 #: The one schema version Driftproof writes. Readers accept every version in ``schemas/``.
 SCHEMA_VERSION = "0.16"
@@ -451,6 +451,52 @@ class Tool(_Model):
     """That program's version string."""
 
 
+class CarriedDraw(_Model):
+    """A draw a regrade could not grade, copied from the original and named: it counts in no figure."""
+
+    case: str
+    """The case id."""
+    arm: ArmName
+    """with_skill or baseline."""
+    index: Count
+    """The draw's index in its arm."""
+    reason: str
+    """Why it was not graded: lost in the original (its reason), or its answer is missing from the archive."""
+
+
+class RegradeCalls(_Model):
+    """The calls a regrade made: logical judge calls apart from the runner's attempts."""
+
+    judge_calls: Count
+    """Logical judge calls: one per judge sample asked for."""
+    endpoint_attempts: Count
+    """Runner attempts those calls took (API requests), retries and timeouts in; 0 on the stub, which makes none."""
+
+
+class Regrade(_Model):
+    """What a regrade read and did: written by ``driftproof regrade``, sealed with the rest of its receipt."""
+
+    kind: Literal["rubric", "judge"]
+    """rubric (revised rubric or criteria, --suite REVISED) or judge (a plain judge regrade: same rubric, fresh
+    judge samples)."""
+    original_sha256: Sha256
+    """The seal of the original receipt whose answers were graded again."""
+    original_tool: Tool
+    """The program and version that wrote the original receipt (the runner that drew the answers)."""
+    answers_sha256: Sha256
+    """SHA-256 of the answers archive read (the original's --keep-transcripts archive)."""
+    suite_sha256: Sha256
+    """SHA-256 of the tasks graded against: the revised suite (rubric), or the original's own suite (judge)."""
+    original_judge: Judge
+    """The original's grader as its receipt recorded it; this receipt's judge is held to it."""
+    graded: Count
+    """Answers that reached the grader."""
+    carried: list[CarriedDraw] = Field(default_factory=list)
+    """Every draw copied from the original without grading, each named with its reason; empty when none."""
+    calls: RegradeCalls
+    """The calls the regrade made."""
+
+
 class Source(_Model):
     """For imports: what the receipt was converted from."""
 
@@ -505,6 +551,9 @@ class Receipt(_Model):
     """Generation tokens per arm, and the judge's overhead held apart from every figure about the skill."""
     transcripts: Transcripts | None = None
     """The answers archive (--keep-transcripts); null when the run kept none."""
+    regrade: Regrade | None = None
+    """Written by driftproof regrade: the original, the answers and tasks it read, what it graded and carried,
+    the calls it made; null for a receipt a run wrote."""
     source: Source | None = None
     """For imports, what the receipt was converted from; null for a receipt Driftproof measured."""
     source_figures: dict[str, Any] | None = None

@@ -320,7 +320,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_reply(self, request: RecordedRequest, reply: FakeReply, anthropic: bool) -> None:
         n = self.server.owner._next_id()
         request_id = f"req_fake{n:016x}"
-        model = reply.model or request.model or "fake-model"
+        model = reply.model if reply.model is not None else (request.model or "fake-model")  # "": names none
         content_type = "application/json"
         if reply.raw_body is not None:
             payload: bytes = reply.raw_body
