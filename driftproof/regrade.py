@@ -392,6 +392,9 @@ def _receipt(
 def _case(original: Case, revised: SuiteCase, draws: Mapping[tuple[str, str], list[Draw]]) -> Case:
     """The original case graded against the revised task: its rubric hash, mode and threshold are the task's."""
     notices = list(original.notices)
+    ran = next((sorted(c.name for c in d.checks) for d in original.with_skill.draws if d.checks), [])
+    if sorted(c.label for c in revised.checks) != ran:
+        notices.append(rules.CHECKS_NOT_RUN_AGAIN)
     return original.model_copy(
         update={
             "rubric_sha256": rubric_hash(revised),

@@ -14,6 +14,7 @@ from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffCase, DiffResult
 from driftproof.core.models import Receipt
 from driftproof.core.reading import CALLS, NotRun, ReceiptReading, no_verdict
+from driftproof.core.regrade import regrade_line
 from driftproof.core.sentences import (
     NO_SERVED_MODEL,
     SMOKE_RUN,
@@ -160,6 +161,7 @@ def receipt_facts(receipt: Receipt) -> dict[str, Any]:
         "tool": f"{receipt.tool.name} {receipt.tool.version}",
         "verification": str(receipt.verification),
         "preset": run.preset,
+        "regrade": regrade_line(receipt.regrade) if receipt.regrade else None,
         "draws": f"{min(draws)}–{max(draws)}" if draws and min(draws) != max(draws) else str(draws[0] if draws else 0),
         "draws_mean": f"{sum(draws) / len(draws):.1f}" if draws else "0",
         "draws_total": sum(draws),

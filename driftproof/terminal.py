@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from driftproof.core.decision import decide, signed_or_na
 from driftproof.core.reading import read_receipt
+from driftproof.core.regrade import regrade_line
 from driftproof.core.sentences import (
     NO_ANSWER,
     STATUS_WORDS,
@@ -75,12 +76,7 @@ def print_regrade(outcome: RegradeOutcome) -> None:
     receipt = outcome.receipt
     regrade, reading = receipt.regrade, read_receipt(receipt)
     assert regrade is not None
-    kind = "rubric regrade" if regrade.kind == "rubric" else "plain judge regrade"
-    calls = regrade.calls
-    _say(
-        f"{kind} of {regrade.original_sha256[:12]}: graded {regrade.graded} kept answers, carried "
-        f"{len(regrade.carried)}; {calls.judge_calls} judge calls, {calls.endpoint_attempts} endpoint attempts"
-    )
+    _say(regrade_line(regrade))
     for carried in regrade.carried:
         _say(f"        carried {carried.case} {carried.arm} draw {carried.index + 1}: {carried.reason}")
     per_1k = signed_or_na(reading.lift_per_1k) if reading.lift_per_1k is not None else None

@@ -479,14 +479,13 @@ class Regrade(_Model):
     kind: Literal["rubric", "judge"]
     """rubric (revised rubric or criteria, --suite REVISED) or judge (a plain judge regrade: same rubric, fresh
     judge samples)."""
-    original_sha256: Sha256
-    """The seal of the original receipt whose answers were graded again."""
+    original_sha256: Sha256 = Field(description="The seal of the original receipt whose answers were graded again.")
     original_tool: Tool
     """The program and version that wrote the original receipt (the runner that drew the answers)."""
-    answers_sha256: Sha256
-    """SHA-256 of the answers archive read (the original's --keep-transcripts archive)."""
-    suite_sha256: Sha256
-    """SHA-256 of the tasks graded against: the revised suite (rubric), or the original's own suite (judge)."""
+    answers_sha256: Sha256 = Field(description="SHA-256 of the answers archive read (the original's kept answers).")
+    suite_sha256: Sha256 = Field(
+        description="SHA-256 of the tasks graded against: the revised suite, or the original's own (judge regrade)."
+    )
     original_judge: Judge
     """The original's grader as its receipt recorded it; this receipt's judge is held to it."""
     graded: Count

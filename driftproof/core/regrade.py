@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from driftproof.core.models import Case, Judge, Receipt
+from driftproof.core.models import Case, Judge, Receipt, Regrade
 from driftproof.core.words import Verification
 
 GRADER_SETTINGS: tuple[tuple[str, str], ...] = (
@@ -37,6 +37,12 @@ GRADER_SETTINGS: tuple[tuple[str, str], ...] = (
     ("grading_code_sha256", "code on the grading path (grading-code sha256)"),
 )
 """Each recorded setting of the grader a regrade compares, with its name in a refusal."""
+
+CHECKS_NOT_RUN_AGAIN = (
+    "the revised task's checks differ from the ones run, and checks are never run again: each answer keeps the "
+    "check results of the run that drew it"
+)
+"""The notice on a case whose revised checks are not the ones its answers were checked with."""
 
 RECORDED_ONLY_SINCE_0_16 = ("tool_version", "isolation", "routing")
 """Settings no receipt before 0.16 records: an original without them cannot hold a grader to them."""
@@ -131,3 +137,21 @@ def level(original: Receipt, regraded: tuple[Verification, str | None]) -> tuple
     if original.verification != Verification.TESTED:
         return original.verification, original.verification_reason
     return regraded
+
+
+def regrade_line(regrade: Regrade) -> str:
+    """What a regrade did, in one line (the terminal and the view).
+
+    >>> from driftproof.core.models import RegradeCalls, Tool
+    >>> j = Judge(provider="stub", surface="none")
+    >>> regrade_line(Regrade(kind="judge", original_sha256="a" * 64, original_tool=Tool(name="d", version="1"),
+    ...     answers_sha256="b" * 64, suite_sha256="c" * 64, original_judge=j, graded=11,
+    ...     calls=RegradeCalls(judge_calls=22, endpoint_attempts=0)))
+    'plain judge regrade of aaaaaaaaaaaa: graded 11 kept answers, carried 0; 22 judge calls, 0 endpoint attempts'
+    """
+    kind = "rubric regrade" if regrade.kind == "rubric" else "plain judge regrade"
+    calls = regrade.calls
+    return (
+        f"{kind} of {regrade.original_sha256[:12]}: graded {regrade.graded} kept answers, carried "
+        f"{len(regrade.carried)}; {calls.judge_calls} judge calls, {calls.endpoint_attempts} endpoint attempts"
+    )
