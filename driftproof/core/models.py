@@ -181,6 +181,23 @@ class Draw(_Model):
     """Runner attempts for this draw's answer, retries and timeouts in; null when not recorded."""
     harness_overhead: HarnessOverhead | None = None
     """The tokens, turns and cost the CLI harness reported beyond the prompt and skill; null off the CLI surface."""
+    source_outcome: str | None = None
+    """For imports, the source's own word for this draw's outcome, verbatim (Caliper: pass, task_fail, cheat, timeout,
+    infra_error, judge_error, or not_run for an attempt it never ran); null for a draw measured here. Since 0.16."""
+    flagged: str | None = None
+    """For imports, why the source flagged this draw while still scoring it (Caliper's cheat, with the forbidden
+    paths it named), kept beside the score and never inside it; null when unflagged. Since 0.16."""
+
+
+class SkillFired(_Model):
+    """How often the skill fired in one arm, as the source observed it: beside the score, never inside it."""
+
+    fired: Count | None = None
+    """Runs of the arm in which the skill fired; null when not applicable (the skill was not installed)."""
+    observed: Count
+    """Runs of the arm in which firing could be observed: those with no recorded error."""
+    not_applicable: str | None = None
+    """Why no rate applies to this arm (the skill was not installed: ablated); null when one applies."""
 
 
 class Arm(_Model):
@@ -192,6 +209,9 @@ class Arm(_Model):
     """Every draw, measured and lost, in index order."""
     usage: Usage = Field(default_factory=Usage)
     """Sum of the draws' generation usage, field by field; a field is null when no draw reported it."""
+    skill_fired: SkillFired | None = None
+    """For imports whose source observed the skill firing, how often it fired in this arm, runs with no score
+    (trigger-only tasks) included; null otherwise (a run here records skill_fired per draw). Since 0.16."""
 
 
 class CriterionSpec(_Model):
@@ -435,6 +455,20 @@ class Tool(_Model):
     """That program's version string."""
 
 
+class SourceDocument(_Model):
+    """One document an import was converted from."""
+
+    name: str
+    """The document as it was given to the import (its path), or its path in the source repository."""
+    sha256: Sha256 = Field(description="SHA-256 of the document's bytes as read.")
+    role: str | None = None
+    """What the document is to the receipt (with_skill run, baseline run, card, index); null when it is the only one."""
+    git_blob_sha1: str | None = Field(None, pattern=r"^[0-9a-f]{40}$")
+    """Git's blob sha1 of the same bytes, for a document read at a commit of a repository; null otherwise."""
+    recorded_at: str | None = None
+    """The time the document itself records for its run, verbatim (Caliper: when the run finished); null if none."""
+
+
 class Source(_Model):
     """For imports: what the receipt was converted from."""
 
@@ -443,9 +477,16 @@ class Source(_Model):
     version: str | None = None
     """That tool's version; null when the source did not record it."""
     document: str | None = None
-    """The document the receipt was converted from (path or name); null when not recorded."""
+    """The document the receipt was converted from (path or name), the first of documents since 0.16; null when not
+    recorded."""
     document_sha256: Sha256 | None = None
     """SHA-256 of that document; null when not recorded."""
+    documents: list[SourceDocument] = Field(default_factory=list)
+    """Every document the receipt was converted from, each with its sha256, in the order read; empty before 0.16."""
+    repository: str | None = None
+    """The repository the documents were read from, for an import read at a commit; null otherwise. Since 0.16."""
+    commit: str | None = None
+    """The commit of that repository the documents were read at; null otherwise. Since 0.16."""
     unknown: list[str] = Field(default_factory=list)
     """What the source did not record, each left unknown rather than given a default; empty when none."""
 
