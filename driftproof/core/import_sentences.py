@@ -26,6 +26,9 @@ SINGLE_RUN = "a single Caliper run with no --ablate partner: one arm, no baselin
 NOT_RUN_INTERRUPTED = "not_run: run interrupted"
 NOT_RUN_STOPPED = "not_run: stopped early (--fail-fast or a fatal abort)"
 
+#: A task Caliper would never write: a trigger probe's attempt beside scored ones.
+PROBE_AND_CHECKED = "not_checked beside scored outcomes: a task is a trigger probe or it is checked, never both"
+
 #: Trigger probes carry no score.
 TRIGGER_ONLY = "trigger-only task (Caliper not_checked): no execution check, so no score; the skill-fired count only"
 

@@ -12,7 +12,6 @@ attempts.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ from driftproof.core.import_sentences import (
     CALIPER_UNKNOWN,
     NOT_RUN_INTERRUPTED,
     NOT_RUN_STOPPED,
+    PROBE_AND_CHECKED,
     SINGLE_RUN,
     SKILL_ABLATED,
     TRIGGER_ONLY,
@@ -88,7 +88,7 @@ UNOBSERVED = frozenset({"timeout", "infra_error"})
 CLEAN = frozenset({*SCORED, NOT_CHECKED})
 #: Run fields the two files of a pair must share (compared as written).
 SHARED = ("spec", "k", "backend", "model", "cli_version", "judge_backend", "judge_model", "user_customizations")
-_SHA = re.compile(r"^sha256:([0-9a-f]{64})$")
+HEX = frozenset("0123456789abcdef")
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +140,10 @@ def _check_task(task: Fields, k: int) -> None:
         outcome = attempt.text("outcome")
         if outcome not in OUTCOMES:
             raise attempt.refuse("outcome", f"expected {one_of(OUTCOMES)}, found {outcome!r}")
+    outcomes = [a.text("outcome") for a in task.objs("attempts")]
+    if NOT_CHECKED in outcomes and any(o in SCORED for o in outcomes):
+        at = outcomes.index(NOT_CHECKED)
+        raise task.objs("attempts")[at].refuse("outcome", PROBE_AND_CHECKED)
     stored = task.opt_number("score")
     scores = [SCORED[a.text("outcome")] for a in task.objs("attempts") if a.text("outcome") in SCORED]
     if stored is not None and scores and not math.isclose(stored, mean(scores), abs_tol=TOLERANCE):
@@ -195,9 +199,10 @@ def _skill(snap: Fields) -> Skill | None:
     entry = files.opt_obj("SKILL.md") if files is not None else None
     if entry is None:
         return None
-    digest = _SHA.match(entry.text("hash"))
-    if digest is None:
-        raise entry.refuse("hash", f"expected sha256:<64 hex digits>, found {entry.text('hash')!r}")
+    written = entry.text("hash")
+    digest = written.removeprefix("sha256:")
+    if not written.startswith("sha256:") or len(digest) != 64 or not set(digest) <= HEX:
+        raise entry.refuse("hash", f"expected sha256:<64 lower-case hex digits>, found {written!r}")
     content = entry.opt_text("content")
     if content is None:
         return None
@@ -205,7 +210,7 @@ def _skill(snap: Fields) -> Skill | None:
     if repo and path.startswith(repo.rstrip("/") + "/"):
         path = path[len(repo.rstrip("/")) + 1 :]
     return Skill(
-        path=path, sha256=digest.group(1), chars=len(content), tokens=math.ceil(len(content) / CHARS_PER_TOKEN)
+        path=path, sha256=digest, chars=len(content), tokens=math.ceil(len(content) / CHARS_PER_TOKEN)
     )
 
 
