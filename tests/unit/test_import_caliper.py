@@ -166,7 +166,9 @@ def test_a_run_with_every_attempt_lost_imports_with_no_score() -> None:
     receipt = import_caliper([doc("tidy-all-infra-error.json")], WRITTEN)
     draws = receipt.cases[0].with_skill.draws
     assert [d.status for d in draws] == ["lost", "lost"]
-    assert draws[0].lost_reason == "infra_error: --dangerously-skip-permissions cannot be used with root/sudo privileges"
+    assert (
+        draws[0].lost_reason == "infra_error: --dangerously-skip-permissions cannot be used with root/sudo privileges"
+    )
 
 
 def with_change(name: str, path: list[str | int], value: Any) -> SourceDoc:
@@ -205,16 +207,31 @@ FULL, BASE = "changelog-full.json", "changelog-ablated-skill.json"
         ([doc(BASE)], "run.ablated: an --ablate run alone has no with-skill arm"),
         ([doc(FULL), doc(BASE), doc(BASE)], "(top level): a Caliper import reads one full run"),
         ([doc(FULL)], "changelog-full.json: skill_snapshots: 2 skills installed"),
-        ([with_change(FULL, ["task_results", 0, "score"], 1.0)], "task_results[0].score: stored 1, but the attempts give 0.6667"),
-        ([with_change(FULL, ["task_results", 0, "attempts", 0, "outcome"], "skipped")], "attempts[0].outcome: expected one of"),
+        (
+            [with_change(FULL, ["task_results", 0, "score"], 1.0)],
+            "task_results[0].score: stored 1, but the attempts give 0.6667",
+        ),
+        (
+            [with_change(FULL, ["task_results", 0, "attempts", 0, "outcome"], "skipped")],
+            "attempts[0].outcome: expected one of",
+        ),
         (
             [with_change(FULL, ["task_results", 0, "attempts", 1, "outcome"], "not_checked")],
             "task_results[0].attempts[1].outcome: not_checked beside scored outcomes",
         ),
-        ([with_change(FULL, ["task_results", 0, "attempts", 0, "attempt"], 4)], "attempts[0].attempt: 4 is above k = 3"),
-        ([with_change(FULL, ["task_results", 1, "task_name"], "Writes a Keep-a-Changelog entry")], "task_name: 'Writes"),
+        (
+            [with_change(FULL, ["task_results", 0, "attempts", 0, "attempt"], 4)],
+            "attempts[0].attempt: 4 is above k = 3",
+        ),
+        (
+            [with_change(FULL, ["task_results", 1, "task_name"], "Writes a Keep-a-Changelog entry")],
+            "task_name: 'Writes",
+        ),
         ([with_change(FULL, ["run", "k"], "three")], "run.k: expected a whole number ≥ 1, found 'three'"),
-        ([doc(FULL, {"results": {"results": []}})], "run: missing; a Caliper results file holds run, task_results; this looks like a promptfoo file"),
+        (
+            [doc(FULL, {"results": {"results": []}})],
+            "run: missing; a Caliper results file holds run, task_results; this looks like a promptfoo file",
+        ),
         ([doc(FULL, [1, 2])], "(top level): a Caliper results file is a JSON object, found a list"),
     ],
 )

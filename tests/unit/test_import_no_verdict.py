@@ -116,5 +116,7 @@ def test_no_aggregates_only_receipt_yields_a_verdict_a_band_or_a_lift(uplift: in
     assert reading.lift is None and reading.lift_per_1k is None
     assert all(c.with_skill.mean is None and c.with_skill.sd is None and c.baseline.mean is None for c in reading.cases)
     assert all(c.comparison.delta is None for c in reading.cases)
-    assert not_regradable(imported) == "an aggregates-only receipt has no per-run score to grade again or plan draws from"
+    assert (
+        not_regradable(imported) == "an aggregates-only receipt has no per-run score to grade again or plan draws from"
+    )
     assert_no_verdict_anywhere(imported)

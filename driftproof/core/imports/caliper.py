@@ -209,9 +209,7 @@ def _skill(snap: Fields) -> Skill | None:
     path, repo = snap.text("path"), snap.opt_text("git_repo")
     if repo and path.startswith(repo.rstrip("/") + "/"):
         path = path[len(repo.rstrip("/")) + 1 :]
-    return Skill(
-        path=path, sha256=digest, chars=len(content), tokens=math.ceil(len(content) / CHARS_PER_TOKEN)
-    )
+    return Skill(path=path, sha256=digest, chars=len(content), tokens=math.ceil(len(content) / CHARS_PER_TOKEN))
 
 
 def _usage(attempt: Fields) -> Usage | None:
