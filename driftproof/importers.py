@@ -22,6 +22,7 @@ from driftproof.core.fields import Refusal
 from driftproof.core.import_sentences import imported_line
 from driftproof.core.imports.caliper import import_caliper
 from driftproof.core.imports.common import SourceDoc, Written
+from driftproof.core.imports.skill_creator import import_skill_creator
 from driftproof.core.models import Receipt, Tool
 from driftproof.core.sentences import next_line, receipt_line
 from driftproof.core.words import ImportKind
@@ -80,8 +81,13 @@ def _caliper(docs: Sequence[SourceDoc], written: Written, request: ImportRequest
     return import_caliper(docs, written, skill=request.skill)
 
 
+def _skill_creator(docs: Sequence[SourceDoc], written: Written, request: ImportRequest) -> Receipt:
+    return import_skill_creator(docs, written)
+
+
 IMPORTERS: dict[ImportKind, Importer] = {
     ImportKind.CALIPER: _caliper,
+    ImportKind.SKILL_CREATOR: _skill_creator,
 }
 
 

@@ -190,3 +190,43 @@ def imported_line(harness: str, documents: int, cases: int, lost: int) -> str:
     """
     plural = "" if documents == 1 else "s"
     return f"imported {harness}: {documents} document{plural}, {cases} cases, {lost} lost draws; DECLARED, no verdict"
+
+
+SKILL_CREATOR_UNKNOWN = (
+    "skill-creator's own version (benchmark.json does not record it)",
+    "the SKILL.md text and its sha256 (only skill_path)",
+    "the grader's model, provider and instructions (only analyzer_model, the analyzer's)",
+    "judge samples per run (one grading of each run's expectations)",
+    "token usage per run (the tokens key holds timing.json's total_tokens, or the output's character count)",
+    "each case's prompt (eval_metadata.json is not in benchmark.json)",
+    "runs the aggregator skipped for a missing or unreadable grading.json",
+    "whether the skill fired (skill-creator observes no such indicator)",
+)
+
+
+def placeholder(key: str) -> str:
+    """A skill-creator metadata value still at the aggregator's placeholder."""
+    return f"metadata.{key} (the aggregator's placeholder was never filled in)"
+
+
+def not_with_without(config: str, expected: str) -> str:
+    """A skill-creator configuration that is not one arm of a with/without comparison."""
+    return f"{config!r} is not an arm of a with/without comparison; expected {expected}"
+
+
+def no_expectation_graded(errors: int) -> str:
+    """A skill-creator run with no graded expectation: lost, not 0.0.
+
+    >>> no_expectation_graded(1)
+    'no expectation graded (result.total 0; 1 execution error)'
+    """
+    return f"no expectation graded (result.total 0; {execution_errors(errors)})"
+
+
+def execution_errors(errors: int) -> str:
+    """The flag on a run that met errors while executing, still graded.
+
+    >>> execution_errors(2), execution_errors(0)
+    ('2 execution errors', '0 execution errors')
+    """
+    return f"{errors} execution error{'' if errors == 1 else 's'}"

@@ -120,3 +120,18 @@ def test_no_aggregates_only_receipt_yields_a_verdict_a_band_or_a_lift(uplift: in
         not_regradable(imported) == "an aggregates-only receipt has no per-run score to grade again or plan draws from"
     )
     assert_no_verdict_anywhere(imported)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=12, max_size=12))
+def test_no_imported_skill_creator_receipt_yields_a_verdict(passed_totals: list[tuple[int, int]]) -> None:
+    from driftproof.core.imports.skill_creator import import_skill_creator
+
+    path = FIXTURES.parent / "skill-creator" / "benchmark.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for run, (passed, extra) in zip(data["runs"], passed_totals, strict=True):
+        total = passed + extra
+        run["result"].update(
+            passed=passed, failed=extra, total=total, pass_rate=round(passed / total, 4) if total else 0
+        )
+    assert_no_verdict_anywhere(import_skill_creator([SourceDoc("benchmark.json", "3" * 64, data)], WRITTEN))
