@@ -342,7 +342,12 @@ def _add_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     """``import``: another tool's results to a sealed DECLARED receipt (docs/interop.md)."""
     p = sub.add_parser("import", help="convert another tool's results into a sealed DECLARED receipt (no verdict)")
     p.add_argument("kind", choices=_values(ImportKind), metavar="KIND", help=f"one of {', '.join(_values(ImportKind))}")
-    p.add_argument("files", nargs="+", metavar="FILE", help="caliper: the full run, and its --ablate <skill> run; skill-creator: benchmark.json")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="caliper: a full run and its --ablate run; skill-creator: benchmark.json",
+    )
     p.add_argument(
         "-o", "--output", metavar="RECEIPT", help="receipt path (default: .driftproof/import-KIND-STEM.json)"
     )
