@@ -16,7 +16,6 @@ real document and far below the interpreter's recursion limit.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,31 +213,3 @@ def load_data(
     if len(raw) > limits.max_bytes:
         raise too_large(source, len(raw), limits, error, what)
     return load_yaml_text(decode(raw, source, error), source, limits=limits, error=error, what=what)
-
-
-def is_finite_number(value: Any) -> bool:
-    """A real number (not a bool) that is neither NaN nor infinite."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return isinstance(value, int) or math.isfinite(value)
-
-
-def found(value: Any) -> str:
-    """What the file holds, in the file's words: ``null``, ``true``, ``1.5``, ``'text'``, ``a list``.
-
-    >>> found(None), found(True), found(1.5), found("hi"), found([1]), found({"a": 1}), found(10**40)
-    ('null', 'true', '1.5', "'hi'", 'a list', 'a mapping', 'a number too large to use')
-    """
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return str(value) if abs(value) < 10**18 else "a number too large to use"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, str):
-        return repr(value) if len(value) <= 60 else f"text of {len(value):,} characters"
-    if isinstance(value, list):
-        return "a list"
-    return "a mapping" if isinstance(value, dict) else f"a {type(value).__name__}"

@@ -18,10 +18,10 @@ from typing import Any
 
 from driftproof._version import __version__
 from driftproof.core.defaults import DEFAULTS
-from driftproof.core.words import Capture, Delivery, FailOn, Provider, Status, Surface
+from driftproof.core.words import Capture, Delivery, FailOn, ImportKind, Provider, Status, Surface
 from driftproof.credentials import redact
 from driftproof.errors import DriftproofError
-from driftproof.safe_text import one_line
+from driftproof.safe_text import one_line, printable
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -162,6 +162,21 @@ def _cmd_stale(args: argparse.Namespace) -> int:
     else:
         print("\n".join(stale_lines(report)))
     return 0 if report.stands else 1
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from driftproof.importers import ImportRequest, import_lines, import_results
+
+    request = ImportRequest(
+        kind=ImportKind(args.kind),
+        files=tuple(Path(f) for f in args.files),
+        out=Path(args.output) if args.output else None,
+        skill=args.skill,
+    )
+    receipt, path = import_results(request)
+    for line in import_lines(receipt, path):
+        print(printable(line))
+    return 0
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -366,8 +381,26 @@ def _add_count_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``import``: another tool's results to a sealed DECLARED receipt (docs/interop.md)."""
+    p = sub.add_parser("import", help="convert another tool's results into a sealed DECLARED receipt (no verdict)")
+    p.add_argument("kind", choices=_values(ImportKind), metavar="KIND", help=f"one of {', '.join(_values(ImportKind))}")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="caliper: a full run and its --ablate run; skill-creator: benchmark.json",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="RECEIPT", help="receipt path (default: .driftproof/import-KIND-STEM.json)"
+    )
+    p.add_argument("--skill", metavar="NAME", help="caliper: the skill under test, when a single run installed several")
+    p.set_defaults(handler=_cmd_import)
+
+
 def _add_other_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``schema`` and ``demo``."""
+    """``import``, ``schema`` and ``demo``."""
+    _add_import(sub)
     p = sub.add_parser("schema", help="print the current receipt JSON Schema")
     p.set_defaults(handler=_cmd_schema)
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from driftproof.bounded import found
+from driftproof.core.fields import found
 from driftproof.errors import InputError
 from driftproof.safe_text import shorten
 

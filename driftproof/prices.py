@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from driftproof.bounded import INPUT, found, load_json_bytes, read_capped
+from driftproof.bounded import INPUT, load_json_bytes, read_capped
+from driftproof.core.fields import found
 from driftproof.core.models import Price
 from driftproof.errors import InputError
 

@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from driftproof.bounded import INPUT, decode, found, load_data, read_capped
+from driftproof.bounded import INPUT, decode, load_data, read_capped
+from driftproof.core.fields import found
 from driftproof.core.models import CriterionSpec
 from driftproof.errors import InputError
 from driftproof.native_suite import CASE_ID, MAX_CRITERIA, MAX_TEXT, CheckSpec, SuiteIn, explain

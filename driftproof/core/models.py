@@ -12,32 +12,28 @@ would take its type's description over a docstring, so those three say theirs in
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
-from driftproof.core.words import ArmName, BandSource, Capture, Delivery, DrawStatus, Surface, Verification
+from driftproof.core.model_base import Count as Count
+from driftproof.core.model_base import ReceiptPart as _Model
+from driftproof.core.model_base import Score as Score
+from driftproof.core.model_base import Sha256 as Sha256
+from driftproof.core.provenance import CarriedDraw as CarriedDraw
+from driftproof.core.provenance import Judge as Judge
+from driftproof.core.provenance import Regrade as Regrade
+from driftproof.core.provenance import RegradeCalls as RegradeCalls
+from driftproof.core.provenance import Source as Source
+from driftproof.core.provenance import SourceDocument as SourceDocument
+from driftproof.core.provenance import Tool as Tool
+from driftproof.core.words import BandSource, Capture, Delivery, DrawStatus, Surface, Verification
 
 #: The one schema version Driftproof writes. Readers accept every version in ``schemas/``.
 SCHEMA_VERSION = "0.16"
 
 #: Every version these models can hold: the current one and the older ones whose fields are a subset.
 READABLE_VERSIONS = ("0.13", "0.14", "0.15", "0.16")
-
-Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$", description="Lower-case hex SHA-256.")]
-Score = Annotated[float, Field(ge=0.0, le=1.0)]
-Count = Annotated[int, Field(ge=0)]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        populate_by_name=True,
-        serialize_by_alias=True,
-        use_enum_values=True,
-        use_attribute_docstrings=True,
-    )
 
 
 class Usage(_Model):
@@ -190,6 +186,23 @@ class Draw(_Model):
     """Runner attempts for this draw's answer, retries and timeouts in; null when not recorded."""
     harness_overhead: HarnessOverhead | None = None
     """The tokens, turns and cost the CLI harness reported beyond the prompt and skill; null off the CLI surface."""
+    source_outcome: str | None = None
+    """For imports, the source's own word for this draw's outcome, verbatim (Caliper: pass, task_fail, cheat, timeout,
+    infra_error, judge_error, or not_run for an attempt it never ran); null for a draw measured here. Since 0.16."""
+    flagged: str | None = None
+    """For imports, why the source flagged this draw while still scoring it (Caliper's cheat, with the forbidden
+    paths it named), kept beside the score and never inside it; null when unflagged. Since 0.16."""
+
+
+class SkillFired(_Model):
+    """How often the skill fired in one arm, as the source observed it: beside the score, never inside it."""
+
+    fired: Count | None = None
+    """Runs of the arm in which the skill fired; null when not applicable (the skill was not installed)."""
+    observed: Count
+    """Runs of the arm in which firing could be observed: those with no recorded error."""
+    not_applicable: str | None = None
+    """Why no rate applies to this arm (the skill was not installed: ablated); null when one applies."""
 
 
 class Arm(_Model):
@@ -201,6 +214,9 @@ class Arm(_Model):
     """Every draw, measured and lost, in index order."""
     usage: Usage = Field(default_factory=Usage)
     """Sum of the draws' generation usage, field by field; a field is null when no draw reported it."""
+    skill_fired: SkillFired | None = None
+    """For imports whose source observed the skill firing, how often it fired in this arm, runs with no score
+    (trigger-only tasks) included; null otherwise (a run here records skill_fired per draw). Since 0.16."""
 
 
 class CriterionSpec(_Model):
@@ -343,36 +359,6 @@ class Suite(_Model):
     """What the run did not run of the suite as written (tasks left out, keys this lane cannot run); empty if none."""
 
 
-class Judge(_Model):
-    """The one fixed judge."""
-
-    provider: str
-    """The judge's provider: anthropic, openai or stub."""
-    surface: Surface
-    """The judge's surface: api, cli, or none (stub)."""
-    model_requested: str | None = None
-    """The judge model asked for; null when not recorded."""
-    models_reported: list[str] = Field(default_factory=list)
-    """Unique, sorted ids the judge replies reported; empty when none did."""
-    sampling: dict[str, Any] = Field(default_factory=dict)
-    """Sampling settings sent to the judge, as sent; empty when none was sent."""
-    template_version: str | None = None
-    """Version label of the judge prompt template (judge-v1); null when not recorded."""
-    template_sha256: Sha256 | None = None
-    """SHA-256 over the judge template's version, both templates and the criterion line; null when not recorded."""
-    grading_code_sha256: Sha256 | None = None
-    """SHA-256 of the code on the grading path (template, parsing, identity check); null when not recorded."""
-    base_url: str | None = None
-    """The judge endpoint's base URL when not the vendor default; null for the vendor default."""
-    tool_version: str | None = None
-    """The client the judge was called through and its version (the SDK package, or the stub); null before 0.16."""
-    isolation: str | None = None
-    """How each judge call was kept apart from the machine it ran on, in words; null before 0.16."""
-    routing: dict[str, str] | None = None
-    """The routing settings the judge's calls were handed (proxy variables, credentials removed); null before
-    0.16, empty when none was set."""
-
-
 class Counts(_Model):
     """What the counts count. Written only where the data establishes them; unknown stays null."""
 
@@ -440,75 +426,6 @@ class Transcripts(_Model):
     path: str
     """File name of the answers archive (<receipt stem>.answers.jsonl), relative to the receipt."""
     sha256: Sha256 = Field(description="SHA-256 of the answers archive's bytes.")
-
-
-class Tool(_Model):
-    """The tool that wrote the receipt."""
-
-    name: str
-    """Name of the program that wrote the receipt: driftproof for this implementation."""
-    version: str
-    """That program's version string."""
-
-
-class CarriedDraw(_Model):
-    """A draw a regrade could not grade, copied from the original and named: it counts in no figure."""
-
-    case: str
-    """The case id."""
-    arm: ArmName
-    """with_skill or baseline."""
-    index: Count
-    """The draw's index in its arm."""
-    reason: str
-    """Why it was not graded: lost in the original (its reason), or its answer is missing from the archive."""
-
-
-class RegradeCalls(_Model):
-    """The calls a regrade made: logical judge calls apart from the runner's attempts."""
-
-    judge_calls: Count
-    """Logical judge calls: one per judge sample asked for."""
-    endpoint_attempts: Count
-    """Runner attempts those calls took (API requests), retries and timeouts in; 0 on the stub, which makes none."""
-
-
-class Regrade(_Model):
-    """What a regrade read and did: written by ``driftproof regrade``, sealed with the rest of its receipt."""
-
-    kind: Literal["rubric", "judge"]
-    """rubric (revised rubric or criteria, --suite REVISED) or judge (a plain judge regrade: same rubric, fresh
-    judge samples)."""
-    original_sha256: Sha256 = Field(description="The seal of the original receipt whose answers were graded again.")
-    original_tool: Tool
-    """The program and version that wrote the original receipt (the runner that drew the answers)."""
-    answers_sha256: Sha256 = Field(description="SHA-256 of the answers archive read (the original's kept answers).")
-    suite_sha256: Sha256 = Field(
-        description="SHA-256 of the tasks graded against: the revised suite, or the original's own (judge regrade)."
-    )
-    original_judge: Judge
-    """The original's grader as its receipt recorded it; this receipt's judge is held to it."""
-    graded: Count
-    """Answers that reached the grader."""
-    carried: list[CarriedDraw] = Field(default_factory=list)
-    """Every draw copied from the original without grading, each named with its reason; empty when none."""
-    calls: RegradeCalls
-    """The calls the regrade made."""
-
-
-class Source(_Model):
-    """For imports: what the receipt was converted from."""
-
-    harness: str | None = None
-    """The tool that produced the original results; null when not recorded."""
-    version: str | None = None
-    """That tool's version; null when the source did not record it."""
-    document: str | None = None
-    """The document the receipt was converted from (path or name); null when not recorded."""
-    document_sha256: Sha256 | None = None
-    """SHA-256 of that document; null when not recorded."""
-    unknown: list[str] = Field(default_factory=list)
-    """What the source did not record, each left unknown rather than given a default; empty when none."""
 
 
 class Seal(_Model):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from driftproof.core.bands import mean, sample_sd
 from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.economics import CHARS_PER_TOKEN
+from driftproof.core.import_sentences import NOT_REGRADABLE_AGGREGATES, NOT_REGRADABLE_DECLARED
 from driftproof.core.models import Arm, Case, Receipt
 from driftproof.core.sentences import (
     AGGREGATES_ONLY,
@@ -117,6 +118,11 @@ def summarize(arm: Arm, threshold: float | None) -> ArmSummary:
     b = ev.band()
     checks = [c for d in arm.draws for c in d.checks]
     fired = [d.skill_fired for d in arm.draws if d.skill_fired is not None]
+    fired_count = sum(1 for f in fired if f) if fired else None
+    fired_of = len(fired)
+    if arm.skill_fired is not None:  # an import's count per arm, trigger-only runs in; none where not applicable
+        fired_count = arm.skill_fired.fired
+        fired_of = arm.skill_fired.observed if fired_count is not None else 0
     return ArmSummary(
         mean=b.mean if not ev.is_legacy else mean(ev.scores),
         sd=b.sd,
@@ -128,8 +134,8 @@ def summarize(arm: Arm, threshold: float | None) -> ArmSummary:
         outcome=outcome(b.mean, b.sd, threshold),
         checks_passed=sum(1 for c in checks if c.passed),
         checks_total=len(checks),
-        skill_fired=sum(1 for f in fired if f) if fired else None,
-        skill_fired_of=len(fired),
+        skill_fired=fired_count,
+        skill_fired_of=fired_of,
         replaced=ev.replaced,
         replaced_reasons=tuple(d.lost_reason or "lost" for d in arm.draws if d.replaced),
     )
@@ -165,6 +171,25 @@ def no_verdict(receipt: Receipt) -> NoVerdict | None:
     if receipt.verification != Verification.TESTED:
         reason = below_tested(receipt.verification, receipt.verification_reason)
         return NoVerdict(reason, below_tested_short(receipt.verification))
+    return None
+
+
+def not_regradable(receipt: Receipt) -> str | None:
+    """Why ``regrade`` and ``plan`` must refuse ``receipt``, or ``None`` when they may start from it: an import
+    (``DECLARED``) holds another tool's figures and no answers of its own; an aggregates-only one has no per-run
+    score at all. The one predicate both commands ask.
+
+    >>> from driftproof.core.models import Run
+    >>> made = Receipt.model_construct(run=Run.model_construct(preset=None), uncertainty_unavailable=None)
+    >>> not_regradable(made.model_copy(update={"verification": "TESTED"})) is None
+    True
+    >>> not_regradable(made.model_copy(update={"verification": "DECLARED"})) == NOT_REGRADABLE_DECLARED
+    True
+    """
+    if receipt.uncertainty_unavailable == "aggregates_only":
+        return NOT_REGRADABLE_AGGREGATES
+    if receipt.verification == Verification.DECLARED or receipt.source is not None:
+        return NOT_REGRADABLE_DECLARED
     return None
 
 

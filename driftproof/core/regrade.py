@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from driftproof.core.models import Case, Judge, Receipt, Regrade
+from driftproof.core.reading import not_regradable
 from driftproof.core.words import Verification
 
 GRADER_SETTINGS: tuple[tuple[str, str], ...] = (
@@ -69,10 +70,9 @@ def grader_refusals(original: Judge, today: Judge) -> list[str]:
 
 def receipt_refusals(receipt: Receipt) -> list[str]:
     """Why a receipt's answers cannot be graded again at all, before its archive is read."""
-    if receipt.uncertainty_unavailable is not None or receipt.source is not None:
-        return ["it is an import: its figures came from another tool, and it kept no answers Driftproof drew"]
-    if receipt.verification == Verification.DECLARED:
-        return ["it reads DECLARED: no answers Driftproof drew stand behind it"]
+    imported = not_regradable(receipt)
+    if imported is not None:
+        return [imported]
     refusals = []
     if receipt.transcripts is None:
         refusals.append("it kept no answers (run with --keep-transcripts to keep them)")

@@ -117,6 +117,21 @@ class Delivery(StrEnum):
     """Installed where the agent discovers skills, for it to load (CLI surface only)."""
 
 
+class ImportKind(StrEnum):
+    """The sources ``driftproof import KIND FILE…`` converts (its first argument)."""
+
+    CALIPER = "caliper"
+    """Caliper saved results: a full run, and its ``--ablate <skill>`` run as the baseline."""
+    PLUGIN_EVAL = "plugin-eval"
+    """``claude plugin eval --json`` output, with and without arms."""
+    SKILL_CREATOR = "skill-creator"
+    """skill-creator's ``benchmark.json``, runs by configuration."""
+    PROMPTFOO = "promptfoo"
+    """``promptfoo eval -o results.json``, one provider or prompt marked as the with-skill arm."""
+    NVIDIA_CARD = "nvidia-card"
+    """NVIDIA skill benchmark cards (``BENCHMARK.md`` / ``benchmarks.json``): aggregates only."""
+
+
 class FailOn(StrEnum):
     """When a gate fails: ``diff --fail-on`` and the Action's ``fail-on`` input."""
 

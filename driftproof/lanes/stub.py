@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from driftproof._version import __version__
-from driftproof.bounded import INPUT, found, is_finite_number, load_data, read_capped
+from driftproof.bounded import INPUT, load_data, read_capped
+from driftproof.core.fields import found, is_finite_number
 from driftproof.core.words import Provider, Surface
 from driftproof.errors import InputError
 from driftproof.lanes.base import Generation, GenerationRequest, Lane

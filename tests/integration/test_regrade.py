@@ -230,7 +230,12 @@ REFUSALS: list[tuple[str, Refusal, str]] = [
     (
         "an import",
         lambda t, o: _req(t, resealed(o, source={"harness": "caliper"})),
-        "receipt: regrade refused: it is an import",
+        "receipt: regrade refused: an imported (DECLARED) receipt holds another tool's figures and no answers",
+    ),
+    (
+        "an aggregates-only import",
+        lambda t, o: _req(t, resealed(o, uncertainty_unavailable="aggregates_only", verification="DECLARED")),
+        "regrade refused: an aggregates-only receipt has no per-run score to grade again",
     ),
     (
         "no kept answers",

@@ -1,0 +1,133 @@
+"""``driftproof import KIND FILE…``: read another tool's result files within bounds, convert them in the core
+(`driftproof.core.imports`), and write the sealed DECLARED receipt atomically.
+
+Every file is refused from its size before it is read (``IMPORT``: at most 64 MiB, 64 levels of nesting), then
+parsed; a refusal is one ``InputError`` line, ``FILE: field: reason``, raised before anything is written. The
+digests recorded are of the bytes read: SHA-256, and git's blob sha1 for a file read from a git checkout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from driftproof._version import __version__
+from driftproof.bounded import Limits, MiB, load_json_bytes, read_capped
+from driftproof.core.fields import Refusal
+from driftproof.core.import_sentences import imported_line
+from driftproof.core.imports.caliper import import_caliper
+from driftproof.core.imports.common import SourceDoc, Written
+from driftproof.core.imports.skill_creator import import_skill_creator
+from driftproof.core.models import Receipt, Tool
+from driftproof.core.sentences import next_line, receipt_line
+from driftproof.core.words import ImportKind
+from driftproof.errors import InputError
+from driftproof.receipts import write_receipt
+
+IMPORT = Limits(max_bytes=64 * MiB, max_depth=64)
+"""Result files of another tool. Caliper's two real files with transcripts are 42 and 46 KB for 5 tasks x 3
+attempts; 64 MiB holds some 1,400 times that. 64 levels is far deeper than any of the formats nests (8 or so)."""
+
+WHAT = "an import source"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRequest:
+    """What ``driftproof import`` was asked: the kind, the files, where to write, and the options some kinds take."""
+
+    kind: ImportKind
+    files: tuple[Path, ...]
+    out: Path | None = None
+    skill: str | None = None
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of one source file within ``IMPORT``, or one line naming the file."""
+    try:
+        return read_capped(path, IMPORT, InputError, WHAT)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a result file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def git_blob_sha1(raw: bytes) -> str:
+    """Git's object id of a blob of these bytes: sha1 of ``blob <size>\\0`` and the bytes.
+
+    >>> git_blob_sha1(b"")
+    'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391'
+    """
+    return hashlib.sha1(b"blob %d\0" % len(raw) + raw, usedforsecurity=False).hexdigest()
+
+
+def read_json_source(path: Path) -> SourceDoc:
+    """One JSON source document: bounded, parsed, its digests taken."""
+    raw = read_bytes(path)
+    data = load_json_bytes(raw, str(path), limits=IMPORT, error=InputError, what=WHAT)
+    return SourceDoc(name=str(path), sha256=hashlib.sha256(raw).hexdigest(), data=data)
+
+
+Importer = Callable[[Sequence[SourceDoc], Written, ImportRequest], Receipt]
+
+
+def _caliper(docs: Sequence[SourceDoc], written: Written, request: ImportRequest) -> Receipt:
+    return import_caliper(docs, written, skill=request.skill)
+
+
+def _skill_creator(docs: Sequence[SourceDoc], written: Written, request: ImportRequest) -> Receipt:
+    return import_skill_creator(docs, written)
+
+
+IMPORTERS: dict[ImportKind, Importer] = {
+    ImportKind.CALIPER: _caliper,
+    ImportKind.SKILL_CREATOR: _skill_creator,
+}
+
+
+def default_out(request: ImportRequest) -> Path:
+    """``.driftproof/import-<kind>-<stem of the first file>.json`` in the working directory."""
+    return Path(".driftproof") / f"import-{request.kind}-{request.files[0].stem}.json"
+
+
+def convert(request: ImportRequest) -> Receipt:
+    """The sealed receipt of ``request``'s files, or one ``InputError`` line; nothing is written."""
+    importer = IMPORTERS.get(request.kind)
+    if importer is None:
+        raise InputError(f"{request.kind}: this kind is not imported yet")
+    docs = [read_json_source(p) for p in request.files]
+    written = Written(Tool(name="driftproof", version=__version__), datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    try:
+        return importer(docs, written, request)
+    except Refusal as exc:
+        raise InputError(str(exc)) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise InputError(f"{docs[0].name}: {where}: {first['msg']} (in the receipt it would make)") from None
+
+
+def import_results(request: ImportRequest) -> tuple[Receipt, Path]:
+    """Convert and write atomically; return the receipt and its path."""
+    receipt = convert(request)
+    out = request.out or default_out(request)
+    return receipt, write_receipt(receipt, out)
+
+
+def import_lines(receipt: Receipt, path: Path) -> list[str]:
+    """What ``driftproof import`` prints: what was read, where the receipt went, what to run next."""
+    source = receipt.source
+    lost = sum(1 for c in receipt.cases for a in (c.with_skill, c.baseline) for d in a.draws if d.lost_reason)
+    harness = source.harness if source and source.harness else "unknown"
+    documents = len(source.documents) if source else 0
+    return [
+        imported_line(harness, documents, len(receipt.cases), lost),
+        receipt_line(str(path), receipt.verification, receipt.seal.sha256[:12]),
+        next_line(str(path)),
+    ]
