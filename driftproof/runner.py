@@ -48,6 +48,11 @@ NOT_STARTED = Generation(text="", error="not started: the run is stopping")
 __all__ = ["ARMS", "RunOptions", "Runner", "Tally"]
 
 
+JUDGE_MAX_TOKENS = 1024
+"""The output-token budget of every judge call. ``run.make_lanes`` builds an API judge lane with it as its ceiling,
+so the sampling that lane reports before any call (what ``driftproof stale`` compares) is the one a run records."""
+
+
 @dataclass(frozen=True, slots=True)
 class RunOptions:
     """Everything that shapes how a suite is drawn and judged."""
@@ -58,7 +63,7 @@ class RunOptions:
     rule: StoppingRule = field(default_factory=StoppingRule)
     concurrency: int = DEFAULTS.concurrency
     max_tokens: int = 2048
-    judge_max_tokens: int = 1024
+    judge_max_tokens: int = JUDGE_MAX_TOKENS
     capture: Capture = DEFAULTS.capture
     max_consecutive_failures: int = DEFAULTS.max_consecutive_failures
     """Calls that may fail in a row (after their retries) before the run stops; 0 never stops."""
