@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from driftproof.core import stale_sentences
 from driftproof.core.models import Case, Harness, Judge, Receipt
+from driftproof.core.stopping import parse_rule, reference_form
 from driftproof.core.words import ArmName, Staleness, Surface
 
 BOTH = (ArmName.WITH_SKILL, ArmName.BASELINE)
@@ -186,6 +187,26 @@ def _harness(c: _Collector, receipt: Receipt, today: Today) -> None:
     c.compare("run.harness.version", "harness version", recorded.version, now.version, Kind.DRAW)
 
 
+def _stopping_rule(c: _Collector, recorded: str | None, today: str) -> None:
+    """The rule that drew the arms: any difference is a rerun, except the reference form of today's rule.
+
+    A receipt drawn ``--as-reference`` records ``reference_form`` of the rule its counts give (at least
+    ``REFERENCE_MIN_DRAWS`` per arm, every other parameter the same): its arms are drawn at least as deep as
+    today's rule would draw them, so that is an advisory, not a reason to draw again. Decided on the exact
+    strings: today's must read back as a rule (``parse_rule``) and the recorded one must be the ``describe()``
+    of that rule's reference form, character for character.
+    """
+    now = parse_rule(today)
+    if recorded is not None and recorded != today and now is not None:
+        deep = reference_form(now)
+        if recorded == deep.describe():
+            c.advisories.append(
+                stale_sentences.stale_reference_rule(deep.min_draws, deep.max_draws, now.min_draws, now.max_draws)
+            )
+            return
+    c.compare("run.settings.stopping_rule", "stopping rule", recorded, today, Kind.DRAW)
+
+
 def _run_facts(c: _Collector, receipt: Receipt, today: Today) -> None:
     """What produced every answer: the lane, harness, capture, delivery, skill, sampling and stopping rule."""
     run, lane = receipt.run, receipt.run.lane
@@ -199,8 +220,7 @@ def _run_facts(c: _Collector, receipt: Receipt, today: Today) -> None:
     c.compare("run.settings.delivery", "delivery", run.settings.delivery, today.delivery, Kind.DRAW, SKILL_ONLY)
     skill = receipt.skill.sha256 if receipt.skill else None
     c.compare("skill.sha256", "skill sha256", skill, today.skill_sha256, Kind.DRAW, SKILL_ONLY)
-    rule = run.settings.stopping_rule
-    c.compare("run.settings.stopping_rule", "stopping rule", rule, today.stopping_rule, Kind.DRAW)
+    _stopping_rule(c, run.settings.stopping_rule, today.stopping_rule)
     if receipt.suite.sha256 is None:
         c.unknown.append("suite.sha256")
     elif receipt.suite.sha256 != today.suite_sha256:

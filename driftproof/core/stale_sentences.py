@@ -66,3 +66,17 @@ def stale_summary(rerun: int, regrade: int) -> str:
     return (
         f"stale: {rerun} arm{'' if rerun == 1 else 's'} to rerun, {regrade} arm{'' if regrade == 1 else 's'} to regrade"
     )
+
+
+def stale_reference_rule(recorded_min: int, recorded_max: int, today_min: int, today_max: int) -> str:
+    """The advisory of a receipt drawn to the reference form of today's stopping rule, which leaves its arms
+    standing: they were drawn at least as deep as today's rule would draw them.
+
+    >>> print(stale_reference_rule(12, 12, 3, 10))  # doctest: +NORMALIZE_WHITESPACE
+    stopping rule: drawn to the reference rule (--as-reference: 12 to 12 draws per arm), deeper than today's (3 to 10)
+    and otherwise the same: the arms still stand
+    """
+    return (
+        f"stopping rule: drawn to the reference rule (--as-reference: {recorded_min} to {recorded_max} draws per arm),"
+        f" deeper than today's ({today_min} to {today_max}) and otherwise the same: the arms still stand"
+    )

@@ -182,6 +182,28 @@ def test_flags_left_out_take_the_recorded_values(
     assert code == 1 and arms(doc)["a"] == ("regrade", "regrade")
 
 
+def test_as_reference_asks_for_a_deeper_rule_than_an_ordinary_receipt_was_drawn_to(
+    made: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference form is a reason to stand only one way: an ordinary receipt asked about ``--as-reference``
+    (12 draws per arm) was drawn shallower than that, so every arm is drawn again."""
+    _, receipt = made
+    code, doc, _ = stale(capsys, str(receipt), *FAST, "--as-reference")
+    assert code == 1 and arms(doc)["a"] == ("rerun", "rerun")
+    assert doc["cases"][0]["baseline"]["reasons"][0].startswith("stopping rule changed: settle-v2(min=2,max=2,")
+
+
+def test_a_receipt_drawn_as_reference_stands_for_its_own_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "SKILL.md").write_text("# Skill\nWrite well.\n", encoding="utf-8")
+    out = tmp_path / "ref.json"
+    assert main(["run", str(_suite(tmp_path)), *FAST, "--as-reference", "-o", str(out)]) == 0
+    capsys.readouterr()
+    code, doc, _ = stale(capsys, str(out))  # the recorded --as-reference is asked about again
+    assert code == 0 and doc["stands"] is True and doc["advisories"] == []
+
+
 def test_an_api_judge_receipt_stands_unchanged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
