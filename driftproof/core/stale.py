@@ -298,6 +298,52 @@ def stale(receipt: Receipt, today: Today) -> StaleReport:
     return StaleReport(tuple(cases), advisories, tuple(unknown), dropped)
 
 
+#: How many of the reasons the baseline line of the Action's report names before "and N more".
+BASELINE_REASONS_SHOWN = 2
+
+
+class BaselineStanding(NamedTuple):
+    """Whether a stored receipt's baseline arms stand for a run: what the Action's report line says."""
+
+    cases: int
+    """Cases of today's suite."""
+    rerun: int
+    """Of them, the cases whose baseline arm is to be drawn again."""
+    regrade: int
+    """Of them, the cases whose baseline arm is to be graded again (its answers were kept)."""
+    reasons: tuple[str, ...]
+    """The first `BASELINE_REASONS_SHOWN` distinct reasons over those arms, in case order: what changed (the
+    note that no answers were kept, which only says why a grading change is a rerun, is left out)."""
+    more: int
+    """How many distinct reasons there are beyond ``reasons``."""
+
+    @property
+    def stands(self) -> bool:
+        """True when every case's baseline arm stands."""
+        return self.rerun == self.regrade == 0
+
+
+def baseline_standing(report: StaleReport) -> BaselineStanding:
+    """The baseline arms of ``report`` alone: how many do not stand, and why (the first distinct reasons).
+
+    >>> arm = ArmStaleness(Staleness.RERUN, ("prompt changed: a → b",))
+    >>> fine = ArmStaleness(Staleness.STANDS, ())
+    >>> report = StaleReport((CaseStaleness("x", arm, arm), CaseStaleness("y", arm, fine)), (), (), ())
+    >>> baseline_standing(report)
+    BaselineStanding(cases=2, rerun=1, regrade=0, reasons=('prompt changed: a → b',), more=0)
+    """
+    arms = [case.baseline for case in report.cases]
+    changed = (reason for arm in arms for reason in arm.reasons if reason != stale_sentences.STALE_NO_ANSWERS)
+    reasons = list(dict.fromkeys(changed))
+    return BaselineStanding(
+        cases=len(arms),
+        rerun=sum(arm.status == Staleness.RERUN for arm in arms),
+        regrade=sum(arm.status == Staleness.REGRADE for arm in arms),
+        reasons=tuple(reasons[:BASELINE_REASONS_SHOWN]),
+        more=max(0, len(reasons) - BASELINE_REASONS_SHOWN),
+    )
+
+
 def stale_json(report: StaleReport) -> dict[str, Any]:
     """The ``--format json`` document; every key is documented in ``docs/stale.md``."""
     return {

@@ -11,7 +11,18 @@ from hypothesis import strategies as st
 
 from driftproof.core import stale_sentences
 from driftproof.core.models import Harness, Judge, Receipt, Transcripts
-from driftproof.core.stale import CaseToday, Today, major_minor, stale, stale_json
+from driftproof.core.stale import (
+    ArmStaleness,
+    BaselineStanding,
+    CaseStaleness,
+    CaseToday,
+    StaleReport,
+    Today,
+    baseline_standing,
+    major_minor,
+    stale,
+    stale_json,
+)
 from driftproof.core.stopping import StoppingRule, reference_form, reference_rule, rule_for
 from driftproof.core.words import Staleness
 from tests.support.builders import receipt
@@ -387,3 +398,31 @@ def test_property_only_the_same_rule_or_its_reference_form_leaves_the_arms_stand
         expected = rule in (today_rule, reference_form(today_rule))
         assert report.stands is expected
         assert bool(report.advisories) is (expected and rule != today_rule)
+
+
+def test_baseline_standing_counts_the_baseline_arms_and_keeps_what_changed() -> None:
+    r = recorded()
+    cases = (CaseToday("a", H["3"], H["8"], H["8"]), CaseToday("b", H["3"], H["4"], H["4"]))
+    t = today(r, skill_sha256=H["9"], cases=cases)
+    standing = baseline_standing(stale(r, t))
+    # the skill touches only with-skill arms; a's rubric both of a's: one baseline arm to rerun, its one change
+    # named, and not the note that no answers were kept
+    rubric = stale_sentences.stale_changed("rubric or criteria", H["4"][:12], H["8"][:12])
+    assert standing == BaselineStanding(cases=2, rerun=1, regrade=0, reasons=(rubric,), more=0)
+    assert not standing.stands
+    assert baseline_standing(stale(r, today(r, skill_sha256=H["9"]))).stands  # a skill-only change
+
+
+def test_baseline_standing_names_the_first_two_reasons_and_counts_the_rest() -> None:
+    def arm(status: Staleness, *reasons: str) -> ArmStaleness:
+        return ArmStaleness(status, reasons)
+
+    fine = arm(STANDS)
+    cases = (
+        CaseStaleness("a", fine, arm(RERUN, "x", "y", stale_sentences.STALE_NO_ANSWERS)),
+        CaseStaleness("b", fine, arm(REGRADE, "y", "z")),
+        CaseStaleness("c", fine, arm(REGRADE, "w")),
+        CaseStaleness("d", fine, fine),
+    )
+    standing = baseline_standing(StaleReport(cases, (), (), ()))
+    assert standing == BaselineStanding(cases=4, rerun=1, regrade=2, reasons=("x", "y"), more=2)  # z, w
