@@ -33,6 +33,7 @@ from driftproof.core.sentences import (
     NOT_ENOUGH_DRAWS,
     first_run_sentence,
 )
+from driftproof.core.stale import BaselineStanding
 from driftproof.core.stopping import REFERENCE_MIN_DRAWS
 from driftproof.core.words import BandSource, CaseVerdict
 from driftproof.markdown import (
@@ -46,7 +47,7 @@ from driftproof.markdown import (
     status_text,
     verdict_text,
 )
-from driftproof.report_lines import diff_lead, not_run_lines, receipt_facts, view_lead
+from driftproof.report_lines import baseline_line, diff_lead, not_run_lines, receipt_facts, view_lead
 from driftproof.resources import data_dir
 
 __all__ = [
@@ -136,8 +137,12 @@ def render_diff(
     *,
     before_label: str = "before",
     after_label: str = "after",
+    baseline: BaselineStanding | None = None,
 ) -> str:
-    """Markdown of the comparison report (``driftproof diff --format markdown``; the PR comment body)."""
+    """Markdown of the comparison report (``driftproof diff --format markdown``; the PR comment body).
+
+    ``baseline``: whether BEFORE's baseline arms stand for AFTER's run (the Action's stored receipt), said in
+    one line below the figures; nothing when not given."""
     labels = {"before": before_label, "after": after_label}
     cases = result.cases
     under = [c for c in cases if c.verdict == CaseVerdict.UNDERPOWERED]
@@ -159,6 +164,7 @@ def render_diff(
             af=receipt_facts(after),
             before_label=before_label,
             after_label=after_label,
+            baseline=baseline_line(baseline, before_label, before.seal.sha256) if baseline else None,
             src_before=_sources(c.before for c in cases),
             src_after=_sources(c.after for c in cases),
             legend=_legend(s for c in cases for s in (c.before.band_source, c.after.band_source)),
@@ -195,8 +201,10 @@ def render_summary(
     after_label: str = "after",
     first_run_branch: str | None = None,
     paths: Mapping[str, str] | None = None,
+    baseline: BaselineStanding | None = None,
 ) -> str:
-    """The short job-summary form: status, headline, the decision's figures (lift ``n/a`` without a verdict)."""
+    """The short job-summary form: status, headline, the decision's figures (lift ``n/a`` without a verdict);
+    with ``baseline`` and ``before``, whether ``before``'s baseline arms stand, below the draws."""
     if result is not None and before is not None:
         lead = diff_lead(before, after, result, {"before": before_label, "after": after_label})
     elif first_run_branch is not None:
@@ -214,5 +222,6 @@ def render_summary(
             r=reading,
             facts=receipt_facts(after),
             paths=dict(paths or {}),
+            baseline=baseline_line(baseline, before_label, before.seal.sha256) if baseline and before else None,
         )
     )

@@ -1,13 +1,15 @@
 """What the reports say of a receipt and of a diff, line by line, as markdown (every receipt string escaped).
 
 The first line a reviewer reads (``diff_lead``, ``view_lead``), each receipt's setup side by side
-(``receipt_facts``: answering model, lane, harness, judge) and the "Not run on this lane" items
-(``not_run_lines``). The templates place them; the sentences themselves live in ``core.sentences``.
+(``receipt_facts``: answering model, lane, harness, judge), the "Not run on this lane" items
+(``not_run_lines``) and whether the stored receipt's baseline arms stand (``baseline_line``, also the
+Action's log line). The templates place them; the sentences themselves live in ``core.sentences`` (and
+``core.stale_sentences``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from driftproof.core.decision import signed_or_na as signed
@@ -25,10 +27,12 @@ from driftproof.core.sentences import (
     with_skill_against_without,
     with_skill_arm,
 )
+from driftproof.core.stale import BaselineStanding
+from driftproof.core.stale_sentences import baseline_stale, baseline_stands
 from driftproof.core.words import CaseVerdict, Status
 from driftproof.markdown import code, md
 
-__all__ = ["LIST_CAP", "diff_lead", "not_run_lines", "receipt_facts", "view_lead"]
+__all__ = ["LIST_CAP", "baseline_line", "diff_lead", "not_run_lines", "receipt_facts", "view_lead"]
 
 #: How many called cases the first line names per direction before "and N more".
 LIST_CAP = 3
@@ -104,6 +108,18 @@ def view_lead(reading: ReceiptReading, preset: str | None) -> str:
     if preset is not None:
         return SMOKE_RUN
     return unverified_lead(reading.verification)
+
+
+def baseline_line(standing: BaselineStanding, label: str, seal: str, escape: Callable[[str], str] = md) -> str:
+    """Whether the stored receipt (``label``'s, sealed ``seal``) still stands for this run's baseline arms, in
+    one line; each receipt or suite string through ``escape`` (``md`` for a report, ``printable`` for the log).
+    """
+    if standing.stands:
+        return baseline_stands(escape(label), seal[:12])
+    reasons = [escape(reason) for reason in standing.reasons]
+    return baseline_stale(
+        escape(label), seal[:12], standing.rerun, standing.regrade, standing.cases, reasons, standing.more
+    )
 
 
 def not_run_lines(sides: Sequence[tuple[str, NotRun]]) -> list[str]:

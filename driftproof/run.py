@@ -27,7 +27,7 @@ from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import write_receipt
 from driftproof.reference import Reference, reference_for
-from driftproof.runner import ARMS, Runner, RunOptions
+from driftproof.runner import ARMS, JUDGE_MAX_TOKENS, Runner, RunOptions
 from driftproof.safe_text import printable
 from driftproof.suite import Suite, load_suite, notice_lines, read_skill
 
@@ -193,7 +193,9 @@ def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
     if judge_model is None:
         lane.close()
         raise InputError(f"--judge-model is required with --judge-provider {judge_provider}")
-    judge = make_lane(judge_provider, Surface.API, judge_model, base_url=request.judge_base_url, **common)
+    judge = make_lane(
+        judge_provider, Surface.API, judge_model, base_url=request.judge_base_url, max_tokens=JUDGE_MAX_TOKENS, **common
+    )  # its ceiling is the judge's budget: the sampling it reports before a call is the one a run records
     return lane, judge, judge_model
 
 

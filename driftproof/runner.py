@@ -41,14 +41,17 @@ from driftproof.resume import Restored, restore
 from driftproof.stop_lines import stop_message
 from driftproof.suite import Suite, SuiteCase
 
-JUDGE_MAX_TOKENS = 1024
-"""The output-token limit every judge call is sent (a run's and a regrade's alike)."""
-
 ARMS = tuple(arm.value for arm in ArmName)  # ("with_skill", "baseline")
 NOT_STARTED = Generation(text="", error="not started: the run is stopping")
 """What a worker returns for a call it did not start because the run is stopping (never counted)."""
 
 __all__ = ["ARMS", "RunOptions", "Runner", "Tally"]
+
+
+JUDGE_MAX_TOKENS = 1024
+"""The output-token budget of every judge call. ``run.make_lanes`` builds an API judge lane with it as its ceiling,
+so the sampling that lane reports before any call (what ``driftproof stale`` and ``driftproof regrade`` compare)
+is the one a run records."""
 
 
 @dataclass(frozen=True, slots=True)

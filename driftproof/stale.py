@@ -3,7 +3,8 @@
 Today's facts come through the code a run uses: ``load_suite`` and ``read_skill`` read the suite and the skill,
 ``resolve_counts`` gives the stopping rule, ``make_lanes`` builds both lanes through the lane registry (a CLI lane
 probes its binary's version there, as a run does). No model is called; the lanes are closed before the rule runs.
-The rule itself is :func:`driftproof.core.stale.stale`.
+The rule itself is :func:`driftproof.core.stale.stale`. ``stale_against`` asks it of a receipt for one
+``RunRequest``: the CLI's (``check_receipt``) or the run the Action is about to make.
 """
 
 from __future__ import annotations
@@ -72,6 +73,12 @@ def gather_today(request: RunRequest, receipt: Receipt) -> Today:
         judge.close()
 
 
+def stale_against(receipt: Receipt, request: RunRequest) -> StaleReport:
+    """Whether ``receipt`` still stands for a run of exactly ``request`` (the Action asks it of the stored
+    receipt, with the request its pull request's run is about to make). No model call."""
+    return stale(receipt, gather_today(request, receipt))
+
+
 def check_receipt(receipt_path: Path, suite: Path | None, skill: Path | None, **flags: Any) -> StaleReport:
     """Load the receipt, default ``--suite`` and ``--skill`` to the paths it recorded, and compare with a run of
     ``flags`` (``RunRequest`` fields: the lane and judge flags, the counts)."""
@@ -85,7 +92,7 @@ def check_receipt(receipt_path: Path, suite: Path | None, skill: Path | None, **
         if provider in given and given[provider] != recorded.get(provider):  # another provider: its own lane
             recorded = {name: value for name, value in recorded.items() if name not in belongs}
     request = RunRequest(suite=suite_path, skill=skill, **{**recorded, **given})
-    return stale(receipt, gather_today(request, receipt))
+    return stale_against(receipt, request)
 
 
 LANE_FLAGS = ("surface", "model", "base_url")

@@ -63,6 +63,8 @@ from driftproof.core.sentences import (
     sdk_logging,
     summary_not_written,
 )
+from driftproof.core.stale import BaselineStanding, baseline_standing
+from driftproof.core.stale_sentences import TITLE_BASELINE
 from driftproof.core.words import FailOn
 from driftproof.credentials import redact
 from driftproof.errors import (
@@ -83,12 +85,25 @@ from driftproof.render import (
     render_summary,
     render_view,
 )
+from driftproof.report_lines import baseline_line
 from driftproof.run import RunRequest, run_suite
 from driftproof.safe_text import clip_lines, one_line, printable
+from driftproof.stale import stale_against
 
 __all__ = ["OUTPUTS", "main", "run"]
 
-OUTPUTS = ("status", "regressed", "improved", "lift", "lift-per-1k", "draws-needed", "receipt", "report", "badge")
+OUTPUTS = (
+    "status",
+    "regressed",
+    "improved",
+    "lift",
+    "lift-per-1k",
+    "draws-needed",
+    "baseline-stands",
+    "receipt",
+    "report",
+    "badge",
+)
 """Every output the Action sets, in the order it writes them (action.yml declares the same)."""
 
 QUIET_LOGGERS = ("httpx", "httpcore", "anthropic", "openai")
@@ -189,12 +204,14 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         if branch is None:
             raise GitHubError("the event payload names no default branch to read the stored receipt from")
         before = _baseline(ctx, branch, client)
-    receipt = _run_suite(ctx, files, before, as_reference=activity == Activity.STORE_RECEIPT)
+    labels = (branch or "default branch", "this PR" if event.is_pull_request else "this run")
+    request = _request(ctx, files, before, as_reference=activity == Activity.STORE_RECEIPT)
+    standing = _standing(ctx, before, request, labels[0]) if before is not None else None
+    receipt = _run_suite(ctx, request)
     reading = read_receipt(receipt)
     result = diff(before, receipt, readings=(read_receipt(before), reading)) if before is not None else None
-    decision = decide(reading, result)
-    labels = (branch or "default branch", "this PR" if event.is_pull_request else "this run")
-    report = redact(_report(receipt, reading, before, result, labels, files, event.is_pull_request), secrets)
+    decision = decide(reading, result, baseline_stands=standing.stands if standing is not None else None)
+    report = redact(_report(receipt, reading, before, result, labels, files, event.is_pull_request, standing), secrets)
     write_text(config.in_workspace(files.report), report)
     paths = {"receipt": files.receipt, "report": files.report, "badge": files.badge}
     short = render_summary(
@@ -207,6 +224,7 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         after_label=labels[1],
         first_run_branch=branch if event.is_pull_request and before is None else None,
         paths=paths,
+        baseline=standing,
     )
     if config.summary_path is not None:
         append_summary(config.summary_path, redact(f"{short}\n---\n\n{report}", secrets))
@@ -236,14 +254,14 @@ def _path(config: ActionConfig, relative: str) -> Path:
     return config.in_workspace(relative)
 
 
-def _run_suite(ctx: _Ctx, files: _Files, reference: Receipt | None, *, as_reference: bool) -> Receipt:
-    """Run the suite with the Action's inputs; raw answers go to the log with workflow commands stopped.
+def _request(ctx: _Ctx, files: _Files, reference: Receipt | None, *, as_reference: bool) -> RunRequest:
+    """The run the Action's inputs ask for.
 
     On a pull request the run is drawn against the default branch's receipt (``reference``); on a push to the
     default branch it is drawn to the deeper rule of the receipt it will store (``as_reference``).
     """
     config = ctx.config
-    request = RunRequest(
+    return RunRequest(
         suite=_path(config, config.suite),
         skill=_path(config, config.skill) if config.skill else None,
         out=_path(config, files.receipt),
@@ -264,6 +282,19 @@ def _run_suite(ctx: _Ctx, files: _Files, reference: Receipt | None, *, as_refere
         as_reference=as_reference,
         environ=dict(ctx.environ),
     )
+
+
+def _standing(ctx: _Ctx, before: Receipt, request: RunRequest, label: str) -> BaselineStanding:
+    """Whether the stored receipt's baseline arms stand for exactly this run (``driftproof stale``'s rule, no
+    model call), said in the log before the run's first call."""
+    standing = baseline_standing(stale_against(before, request))
+    line = baseline_line(standing, label, before.seal.sha256, escape=printable)
+    notice(redact(line, ctx.secrets), title=TITLE_BASELINE, stream=ctx.out)
+    return standing
+
+
+def _run_suite(ctx: _Ctx, request: RunRequest) -> Receipt:
+    """Run the suite; raw answers go to the log with workflow commands stopped."""
     ctx.out.write(f"::group::{RUN_GROUP}\n")
     try:
         with stop_commands(stream=ctx.out):
@@ -313,10 +344,11 @@ def _report(
     labels: tuple[str, str],
     files: _Files,
     is_pr: bool,
+    standing: BaselineStanding | None,
 ) -> str:
     """The full markdown report: the diff, the first-run form, or the view of the new receipt."""
     if before is not None and result is not None:
-        return render_diff(before, receipt, result, before_label=labels[0], after_label=labels[1])
+        return render_diff(before, receipt, result, before_label=labels[0], after_label=labels[1], baseline=standing)
     if is_pr:
         return render_first_run(receipt, reading, branch=labels[0], title=files.receipt)
     return render_view(receipt, reading, title=files.receipt)

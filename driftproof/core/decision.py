@@ -123,6 +123,9 @@ class Decision:
     neither otherwise (a call or no verdict says nothing of draws)."""
     regressed_cases: tuple[DiffCase, ...] = ()
     """The cases that separated downward, for annotations."""
+    baseline_stands: bool | None = None
+    """Whether every case's baseline arm in the stored receipt stands for this run (``driftproof stale``'s
+    rule); ``None`` when no stored receipt was read."""
 
     @property
     def draws_needed(self) -> str:
@@ -138,6 +141,7 @@ class Decision:
             "lift": signed_or_na(self.lift),
             "lift-per-1k": signed_or_na(self.lift_per_1k),
             "draws-needed": self.draws_needed,
+            "baseline-stands": "" if self.baseline_stands is None else str(self.baseline_stands).lower(),
         }
 
     def exit_code(self, fail_on: FailOn) -> int:
@@ -161,8 +165,9 @@ def _needed(status: Status, status_reason: str, underpowered: list[Comparison]) 
     return needed
 
 
-def decide(reading: ReceiptReading, result: DiffResult | None) -> Decision:
-    """The decision of a run whose new receipt reads ``reading``, against a baseline when ``result`` is given."""
+def decide(reading: ReceiptReading, result: DiffResult | None, *, baseline_stands: bool | None = None) -> Decision:
+    """The decision of a run whose new receipt reads ``reading``, against a baseline when ``result`` is given;
+    ``baseline_stands`` is carried to the ``baseline-stands`` output as it is."""
     verdict_given = reading.no_verdict_reason is None
     lift = reading.lift if verdict_given else None
     per_1k = reading.lift_per_1k if verdict_given else None
@@ -176,6 +181,7 @@ def decide(reading: ReceiptReading, result: DiffResult | None) -> Decision:
             lift=lift,
             lift_per_1k=per_1k,
             needed=_needed(reading.status, reading.status_reason, under),
+            baseline_stands=baseline_stands,
         )
     under = [c.comparison for c in result.cases if c.verdict == CaseVerdict.UNDERPOWERED]
     return Decision(
@@ -187,4 +193,5 @@ def decide(reading: ReceiptReading, result: DiffResult | None) -> Decision:
         lift_per_1k=per_1k,
         needed=_needed(result.status, result.status_reason, under),
         regressed_cases=tuple(c for c in result.cases if c.verdict == CaseVerdict.REGRESSED),
+        baseline_stands=baseline_stands,
     )

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from driftproof.core import stale_sentences
 from driftproof.core.models import Case, Harness, Judge, Receipt
+from driftproof.core.stopping import parse_rule, reference_form
 from driftproof.core.words import ArmName, Staleness, Surface
 
 BOTH = (ArmName.WITH_SKILL, ArmName.BASELINE)
@@ -186,6 +187,26 @@ def _harness(c: _Collector, receipt: Receipt, today: Today) -> None:
     c.compare("run.harness.version", "harness version", recorded.version, now.version, Kind.DRAW)
 
 
+def _stopping_rule(c: _Collector, recorded: str | None, today: str) -> None:
+    """The rule that drew the arms: any difference is a rerun, except the reference form of today's rule.
+
+    A receipt drawn ``--as-reference`` records ``reference_form`` of the rule its counts give (at least
+    ``REFERENCE_MIN_DRAWS`` per arm, every other parameter the same): its arms are drawn at least as deep as
+    today's rule would draw them, so that is an advisory, not a reason to draw again. Decided on the exact
+    strings: today's must read back as a rule (``parse_rule``) and the recorded one must be the ``describe()``
+    of that rule's reference form, character for character.
+    """
+    now = parse_rule(today)
+    if recorded is not None and recorded != today and now is not None:
+        deep = reference_form(now)
+        if recorded == deep.describe():
+            c.advisories.append(
+                stale_sentences.stale_reference_rule(deep.min_draws, deep.max_draws, now.min_draws, now.max_draws)
+            )
+            return
+    c.compare("run.settings.stopping_rule", "stopping rule", recorded, today, Kind.DRAW)
+
+
 def _run_facts(c: _Collector, receipt: Receipt, today: Today) -> None:
     """What produced every answer: the lane, harness, capture, delivery, skill, sampling and stopping rule."""
     run, lane = receipt.run, receipt.run.lane
@@ -199,8 +220,7 @@ def _run_facts(c: _Collector, receipt: Receipt, today: Today) -> None:
     c.compare("run.settings.delivery", "delivery", run.settings.delivery, today.delivery, Kind.DRAW, SKILL_ONLY)
     skill = receipt.skill.sha256 if receipt.skill else None
     c.compare("skill.sha256", "skill sha256", skill, today.skill_sha256, Kind.DRAW, SKILL_ONLY)
-    rule = run.settings.stopping_rule
-    c.compare("run.settings.stopping_rule", "stopping rule", rule, today.stopping_rule, Kind.DRAW)
+    _stopping_rule(c, run.settings.stopping_rule, today.stopping_rule)
     if receipt.suite.sha256 is None:
         c.unknown.append("suite.sha256")
     elif receipt.suite.sha256 != today.suite_sha256:
@@ -276,6 +296,52 @@ def stale(receipt: Receipt, today: Today) -> StaleReport:
     dropped = tuple(case.id for case in receipt.cases if case.id not in ids)
     advisories = (*shared.advisories, *(stale_sentences.stale_dropped_case(cid) for cid in dropped))
     return StaleReport(tuple(cases), advisories, tuple(unknown), dropped)
+
+
+#: How many of the reasons the baseline line of the Action's report names before "and N more".
+BASELINE_REASONS_SHOWN = 2
+
+
+class BaselineStanding(NamedTuple):
+    """Whether a stored receipt's baseline arms stand for a run: what the Action's report line says."""
+
+    cases: int
+    """Cases of today's suite."""
+    rerun: int
+    """Of them, the cases whose baseline arm is to be drawn again."""
+    regrade: int
+    """Of them, the cases whose baseline arm is to be graded again (its answers were kept)."""
+    reasons: tuple[str, ...]
+    """The first `BASELINE_REASONS_SHOWN` distinct reasons over those arms, in case order: what changed (the
+    note that no answers were kept, which only says why a grading change is a rerun, is left out)."""
+    more: int
+    """How many distinct reasons there are beyond ``reasons``."""
+
+    @property
+    def stands(self) -> bool:
+        """True when every case's baseline arm stands."""
+        return self.rerun == self.regrade == 0
+
+
+def baseline_standing(report: StaleReport) -> BaselineStanding:
+    """The baseline arms of ``report`` alone: how many do not stand, and why (the first distinct reasons).
+
+    >>> arm = ArmStaleness(Staleness.RERUN, ("prompt changed: a → b",))
+    >>> fine = ArmStaleness(Staleness.STANDS, ())
+    >>> report = StaleReport((CaseStaleness("x", arm, arm), CaseStaleness("y", arm, fine)), (), (), ())
+    >>> baseline_standing(report)
+    BaselineStanding(cases=2, rerun=1, regrade=0, reasons=('prompt changed: a → b',), more=0)
+    """
+    arms = [case.baseline for case in report.cases]
+    changed = (reason for arm in arms for reason in arm.reasons if reason != stale_sentences.STALE_NO_ANSWERS)
+    reasons = list(dict.fromkeys(changed))
+    return BaselineStanding(
+        cases=len(arms),
+        rerun=sum(arm.status == Staleness.RERUN for arm in arms),
+        regrade=sum(arm.status == Staleness.REGRADE for arm in arms),
+        reasons=tuple(reasons[:BASELINE_REASONS_SHOWN]),
+        more=max(0, len(reasons) - BASELINE_REASONS_SHOWN),
+    )
 
 
 def stale_json(report: StaleReport) -> dict[str, Any]:

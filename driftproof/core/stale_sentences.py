@@ -1,4 +1,5 @@
-"""The sentences of ``driftproof stale``: its headline, and the reasons and advisories of an arm. Pure.
+"""The sentences of ``driftproof stale``: its headline, and the reasons and advisories of an arm; and the
+Action's line on whether the stored receipt's baseline arms stand for a pull request. Pure.
 
 Beside ``driftproof.core.sentences`` (which holds every other sentence and is at its size cap), in the same
 manner: each string written once, as a constant or a small function of parts its caller has already formatted.
@@ -6,6 +7,8 @@ These strings are a public interface (``docs/stale.md`` quotes them): change non
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 STALE_ALL_STAND = "every arm stands: nothing to rerun or regrade"
 STALE_NO_ANSWERS = "the receipt kept no answers (run with --keep-transcripts), so grading again means drawing again"
@@ -65,4 +68,53 @@ def stale_summary(rerun: int, regrade: int) -> str:
     """
     return (
         f"stale: {rerun} arm{'' if rerun == 1 else 's'} to rerun, {regrade} arm{'' if regrade == 1 else 's'} to regrade"
+    )
+
+
+def stale_reference_rule(recorded_min: int, recorded_max: int, today_min: int, today_max: int) -> str:
+    """The advisory of a receipt drawn to the reference form of today's stopping rule, which leaves its arms
+    standing: they were drawn at least as deep as today's rule would draw them.
+
+    >>> print(stale_reference_rule(12, 12, 3, 10))  # doctest: +NORMALIZE_WHITESPACE
+    stopping rule: drawn to the reference rule (--as-reference: 12 to 12 draws per arm), deeper than today's (3 to 10)
+    and otherwise the same: the arms still stand
+    """
+    return (
+        f"stopping rule: drawn to the reference rule (--as-reference: {recorded_min} to {recorded_max} draws per arm),"
+        f" deeper than today's ({today_min} to {today_max}) and otherwise the same: the arms still stand"
+    )
+
+
+TITLE_BASELINE = "Driftproof baseline"
+"""The title of the Action's ``::notice::`` that gives the baseline line in the log."""
+
+
+def baseline_stands(branch: str, seal: str) -> str:
+    """The Action's line when every case's baseline arm in the stored receipt stands for this run.
+
+    >>> print(baseline_stands("main", "0123456789ab"))  # doctest: +NORMALIZE_WHITESPACE
+    Baseline: main's receipt (0123456789ab) still stands for every case — nothing the baseline arm contains
+    changed.
+    """
+    return (
+        f"Baseline: {branch}'s receipt ({seal}) still stands for every case"
+        " — nothing the baseline arm contains changed."
+    )
+
+
+def baseline_stale(
+    branch: str, seal: str, rerun: int, regrade: int, cases: int, reasons: Sequence[str], more: int
+) -> str:
+    """The Action's line when some baseline arms do not stand: how many, what they need, the first reasons.
+
+    >>> print(baseline_stale("main", "0123456789ab", 2, 0, 3, ["judge model changed: j-1 → j-2"], 0))
+    Baseline: main's receipt (0123456789ab) no longer stands for 2 of 3 cases (rerun: judge model changed: j-1 → j-2).
+    >>> print(baseline_stale("main", "0123456789ab", 1, 1, 3, ["a", "b"], 3))
+    Baseline: main's receipt (0123456789ab) no longer stands for 2 of 3 cases (1 rerun, 1 regrade: a; b; and 3 more).
+    """
+    need = "rerun" if not regrade else "regrade" if not rerun else f"{rerun} rerun, {regrade} regrade"
+    why = "; ".join([*reasons, *([f"and {more} more"] if more else [])])
+    return (
+        f"Baseline: {branch}'s receipt ({seal}) no longer stands for {rerun + regrade} of {cases}"
+        f" case{'' if cases == 1 else 's'} ({need}: {why})."
     )

@@ -123,6 +123,57 @@ def reference_rule(min_draws: int | None = None, max_draws: int | None = None) -
     return rule_for(low, None if max_draws is None else max(low, max_draws))
 
 
+def reference_form(rule: StoppingRule) -> StoppingRule:
+    """What a run with ``rule``'s counts is drawn to with ``--as-reference``: the counts of `reference_rule`,
+    every other parameter kept. A rule already in that form is its own reference form.
+
+    >>> reference_form(rule_for(3, 10)) == reference_rule(3, 10), reference_form(rule_for(15, 20)).max_draws
+    (True, 20)
+    >>> reference_form(reference_form(DEFAULT_RULE)) == reference_form(DEFAULT_RULE)
+    True
+    """
+    deep = reference_rule(rule.min_draws, rule.max_draws)
+    return replace(rule, min_draws=deep.min_draws, max_draws=deep.max_draws)
+
+
+_RULE_KEYS = ("min", "max", "step", "alpha_sep", "alpha_ovl", "floor", "resolve", "call_min")
+"""The parameters of a ``describe()`` string, in its order."""
+
+
+def parse_rule(text: str) -> StoppingRule | None:
+    """The rule a ``describe()`` string records, exactly: ``None`` unless describing the rule read gives back
+    ``text`` itself (another id such as ``settle-v1``, a parameter missing, extra or out of order, a value
+    written another way or out of range).
+
+    >>> parse_rule(DEFAULT_RULE.describe()) == DEFAULT_RULE, parse_rule("settle-v1(min=3,max=10)")
+    (True, None)
+    >>> parse_rule(DEFAULT_RULE.describe().replace("min=3", "min=03"))  # reads as 3, which describes as "min=3"
+    """
+    head, opened, rest = text.partition("(")
+    if head != RULE_NAME or not opened or not rest.endswith(")"):
+        return None
+    pairs = [part.partition("=") for part in rest[:-1].split(",")]
+    if tuple(key for key, _, _ in pairs) != _RULE_KEYS or not all(eq for _, eq, _ in pairs):
+        return None
+    value = {key: raw for key, _, raw in pairs}
+    if value["resolve"] not in ("yes", "no"):
+        return None
+    try:
+        rule = StoppingRule(
+            min_draws=int(value["min"]),
+            max_draws=int(value["max"]),
+            step=int(value["step"]),
+            alpha_separate=float(value["alpha_sep"]),
+            alpha_overlap=float(value["alpha_ovl"]),
+            floor=float(value["floor"]),
+            resolve=value["resolve"] == "yes",
+            call_min=int(value["call_min"]),
+        )
+    except ValueError:  # not a number, or a rule StoppingRule refuses
+        return None
+    return rule if rule.describe() == text else None
+
+
 @dataclass(frozen=True)
 class StopDecision:
     """How many more draws to make in each arm now; ``(0, 0)`` means stop.

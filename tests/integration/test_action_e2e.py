@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from driftproof import action
 from driftproof.action.github import COMMENT_MARKER
@@ -26,7 +27,9 @@ from driftproof.run import RunRequest
 from tests.support.action_sim import (
     KEY,
     RECEIPT,
+    SKILL,
     TOKEN,
+    Job,
     ScoredResponder,
     make_repos,
     pr_payload,
@@ -248,6 +251,7 @@ def test_fork_pr_without_secrets_is_skipped_with_a_notice(tmp_path: Path, github
         "lift": "n/a",
         "lift-per-1k": "n/a",
         "draws-needed": "",
+        "baseline-stands": "",
         "receipt": "",
         "report": "",
         "badge": "",
@@ -487,3 +491,90 @@ def test_a_regression_is_caught_although_every_case_lost_a_draw_to_a_timeout(
     report = job.file("report")
     assert report.startswith("**Driftproof · regressed** · `subject-line` ")
     assert "lost to a failed call and replaced (timed out after 0.5s)" in report
+
+
+# --- issue 12: does the stored receipt's baseline arm stand for this PR? ---------------------------------------
+
+
+def store_job(tmp_path: Path, github: FakeGitHub, llm: FakeLLMServer) -> bytes:
+    """What the store job leaves on main: the push run of the same skill and suite, drawn --as-reference."""
+    scripted(llm, scores([0.85, 0.85, 0.90], [0.75]))
+    where = tmp_path / "store"
+    where.mkdir()
+    job = run_job(where, make_repos(where, None), github, llm, event_name="push", payload=push_payload())
+    assert job.code == 0 and job.outputs["baseline-stands"] == ""  # a push reads no stored receipt
+    assert "Baseline:" not in job.log + job.summary + job.file("report")
+    return (job.workspace / RECEIPT).read_bytes()
+
+
+def pr_job(tmp_path: Path, github: FakeGitHub, llm: FakeLLMServer, stored_bytes: bytes, **kwargs: Any) -> Job:
+    """A PR job over main's stored receipt; ``edit`` changes the PR's workspace first."""
+    edit = kwargs.pop("edit", None)
+    where = tmp_path / "pr"
+    where.mkdir()
+    repos = make_repos(where, stored_bytes)
+    if edit is not None:
+        edit(repos.workspace)
+    scripted(llm, scores([0.85, 0.85, 0.90], [0.75]))
+    return run_job(where, repos, github, llm, **kwargs)
+
+
+def test_a_skill_only_pr_says_mains_baseline_stands(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    """main's receipt was drawn --as-reference (12 to 12 draws per arm), the PR's run draws 3 to 10: the deeper
+    rule is no reason to redraw, and the baseline arm contains no skill text, so every baseline arm stands."""
+    main = store_job(tmp_path, github, fake_llm_server)
+    seal = json.loads(main)["seal"]["sha256"][:12]
+
+    def edit_skill(workspace: Path) -> None:
+        (workspace / "SKILL.md").write_text(SKILL + "Keep the subject in the imperative mood.\n", encoding="utf-8")
+
+    job = pr_job(tmp_path, github, fake_llm_server, main, edit=edit_skill)
+    line = f"Baseline: main's receipt ({seal}) still stands for every case — nothing the baseline arm contains changed."
+    assert job.outputs["baseline-stands"] == "true"
+    assert line in job.file("report") and line in job.summary
+    assert line in str(marked(github)[0]["body"])
+    notice_line = f"::notice title=Driftproof baseline::{line}"
+    assert notice_line in job.log
+    assert job.log.index(notice_line) < job.log.index("::group::")  # known before the run's first call
+
+
+def _edit_rubric(workspace: Path) -> None:
+    suite = workspace / "evals" / "suite.yaml"
+    doc = yaml.safe_load(suite.read_text(encoding="utf-8"))
+    doc["cases"][1]["rubric"] = "Why, not what; and name the provider."
+    suite.write_text(yaml.safe_dump(doc), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"edit": _edit_rubric}, "no longer stands for 1 of 2 cases (rerun: rubric or criteria changed: "),
+        (
+            {"inputs": {"judge-model": "claude-judge-2"}},
+            f"no longer stands for 2 of 2 cases (rerun: judge model changed: {DEFAULTS.judge_model} → claude-judge-2).",
+        ),
+    ],
+)
+def test_a_rubric_or_judge_change_says_mains_baseline_no_longer_stands(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer, change: dict[str, Any], said: str
+) -> None:
+    main = store_job(tmp_path, github, fake_llm_server)
+    job = pr_job(tmp_path, github, fake_llm_server, main, **change)
+    assert job.outputs["baseline-stands"] == "false"
+    [line] = [x for x in job.file("report").splitlines() if x.startswith("Baseline: main's receipt (")]
+    assert said in line
+    assert line in job.summary and line in str(marked(github)[0]["body"])
+    assert "::notice title=Driftproof baseline::Baseline: main's receipt (" in job.log
+
+
+def test_no_stored_receipt_no_baseline_line_and_an_empty_output(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    scripted(fake_llm_server, IMPROVEMENT)
+    job = run_job(tmp_path, make_repos(tmp_path, None), github, fake_llm_server)
+    assert job.code == 0 and job.outputs["baseline-stands"] == ""
+    assert "baseline-stands" in job.outputs  # set, and empty
+    assert "Baseline:" not in job.log + job.summary + job.file("report")
+    assert "Baseline:" not in str(marked(github)[0]["body"])

@@ -19,6 +19,7 @@ from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
 from driftproof.core.seal import seal_receipt
 from driftproof.core.sentences import DIFFERENT_SOURCES, MORE_CASES, NO_SEPARATION_HEADLINE, NOT_ENOUGH_DRAWS, SMOKE_RUN
+from driftproof.core.stale import BaselineStanding
 from driftproof.render import render_diff, render_first_run, render_summary, render_view
 from tests.support.builders import legacy_arm, receipt, seven
 
@@ -60,11 +61,15 @@ def check_golden(name: str, text: str) -> None:
     assert text == path.read_text(encoding="utf-8"), f"{name} differs: DRIFTPROOF_UPDATE_GOLDEN=1 rewrites it"
 
 
-def diff_md(before: Receipt, after: Receipt) -> str:
-    return render_diff(before, after, diff(before, after), before_label="main", after_label="this PR")
+def diff_md(before: Receipt, after: Receipt, baseline: BaselineStanding | None = None) -> str:
+    return render_diff(
+        before, after, diff(before, after), before_label="main", after_label="this PR", baseline=baseline
+    )
 
 
-def summary_md(after: Receipt, before: Receipt | None, first_run: bool = False) -> str:
+def summary_md(
+    after: Receipt, before: Receipt | None, first_run: bool = False, baseline: BaselineStanding | None = None
+) -> str:
     reading = read_receipt(after)
     result = diff(before, after) if before is not None else None
     return render_summary(
@@ -77,7 +82,16 @@ def summary_md(after: Receipt, before: Receipt | None, first_run: bool = False) 
         after_label="this PR",
         first_run_branch="main" if first_run else None,
         paths={"receipt": ".driftproof/receipt.new.json", "report": ".driftproof/receipt.report.md"},
+        baseline=baseline,
     )
+
+
+#: Whether main's baseline arms stand for this PR (the Action's ``driftproof stale`` question): the full report
+#: as a PR whose rubric of one case changed, the short summary as a skill-only PR.
+RUBRIC_CHANGED = BaselineStanding(
+    cases=8, rerun=1, regrade=0, reasons=("rubric or criteria changed: 444444444444 → 888888888888",), more=0
+)
+STANDS = BaselineStanding(cases=8, rerun=0, regrade=0, reasons=(), more=0)
 
 
 def full_pair() -> tuple[Receipt, Receipt]:
@@ -103,7 +117,7 @@ def other_judge_pair() -> tuple[Receipt, Receipt]:
 
 
 CASES: dict[str, Callable[[], str]] = {
-    "diff_full.md": lambda: diff_md(*full_pair()),
+    "diff_full.md": lambda: diff_md(*full_pair(), baseline=RUBRIC_CHANGED),
     "diff_smoke.md": lambda: diff_md(receipt(BEFORE), receipt(AFTER, verification="UNVERIFIED", preset="quick")),  # type: ignore[arg-type]
     "diff_wide_band.md": lambda: diff_md(receipt(WIDE), receipt(WIDE)),  # type: ignore[arg-type]
     "diff_not_like_for_like.md": lambda: diff_md(*other_judge_pair()),
@@ -124,7 +138,7 @@ CASES: dict[str, Callable[[], str]] = {
         branch="main",
         title=".driftproof/receipt.new.json",  # type: ignore[arg-type]
     ),
-    "summary_regressed.md": lambda: summary_md(full_pair()[1], full_pair()[0]),
+    "summary_regressed.md": lambda: summary_md(full_pair()[1], full_pair()[0], baseline=STANDS),
     "summary_first_run.md": lambda: summary_md(receipt(AFTER), None, first_run=True),  # type: ignore[arg-type]
     "summary_smoke.md": lambda: summary_md(
         receipt(AFTER, verification="UNVERIFIED", preset="quick"),  # type: ignore[arg-type]
@@ -245,10 +259,11 @@ def unescaped_pipes(line: str) -> int:
 @pytest.mark.parametrize("form", ["diff", "view", "summary", "first_run"])
 def test_receipt_strings_cannot_inject_markdown_html_mentions_or_break_tables(form: str) -> None:
     before, after = evil_pair()
+    evil_standing = BaselineStanding(cases=1, rerun=1, regrade=0, reasons=(EVIL_REASON,), more=0)
     text = {
-        "diff": lambda: diff_md(before, after),
+        "diff": lambda: diff_md(before, after, baseline=evil_standing),
         "view": lambda: render_view(after, read_receipt(after), title="r.json"),
-        "summary": lambda: summary_md(after, before),
+        "summary": lambda: summary_md(after, before, baseline=evil_standing),
         "first_run": lambda: render_first_run(after, read_receipt(after), branch="ma|in @x"),
     }[form]()
     assert "<img" not in text.replace("`a\\|b <img src=x> @\u200bteam **x** next`", "").replace(

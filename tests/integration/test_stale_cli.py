@@ -180,3 +180,47 @@ def test_flags_left_out_take_the_recorded_values(
     # a flag given still asks about that setting: another judge model is a regrade (the answers were kept)
     code, doc, _ = stale(capsys, str(receipt), "--judge-model", "another-judge")
     assert code == 1 and arms(doc)["a"] == ("regrade", "regrade")
+
+
+def test_as_reference_asks_for_a_deeper_rule_than_an_ordinary_receipt_was_drawn_to(
+    made: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference form is a reason to stand only one way: an ordinary receipt asked about ``--as-reference``
+    (12 draws per arm) was drawn shallower than that, so every arm is drawn again."""
+    _, receipt = made
+    code, doc, _ = stale(capsys, str(receipt), *FAST, "--as-reference")
+    assert code == 1 and arms(doc)["a"] == ("rerun", "rerun")
+    assert doc["cases"][0]["baseline"]["reasons"][0].startswith("stopping rule changed: settle-v2(min=2,max=2,")
+
+
+def test_a_receipt_drawn_as_reference_stands_for_its_own_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "SKILL.md").write_text("# Skill\nWrite well.\n", encoding="utf-8")
+    out = tmp_path / "ref.json"
+    assert main(["run", str(_suite(tmp_path)), *FAST, "--as-reference", "-o", str(out)]) == 0
+    capsys.readouterr()
+    code, doc, _ = stale(capsys, str(out))  # the recorded --as-reference is asked about again
+    assert code == 0 and doc["stands"] is True and doc["advisories"] == []
+
+
+def test_an_api_judge_receipt_stands_unchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's API judge sends its 1024-token budget; the judge lane stale builds (before any call) reports
+    that same budget, so an unchanged API receipt is not read as a judge sampling change."""
+    from tests.support.fake_llm_script import json_text_reply
+    from tests.support.fake_llm_server import FakeLLMServer
+
+    (tmp_path / "SKILL.md").write_text("# Skill\nWrite well.\n", encoding="utf-8")
+    suite = _suite(tmp_path)
+    out = tmp_path / "api.json"
+    with FakeLLMServer(lambda _req: json_text_reply({"score": 0.8, "reason": "ok"})) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-" + "test-0123456789abcdefghijklmnop")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        argv = ["--provider", "anthropic", "--draws", "2", "--max-draws", "2", "--judge-samples", "1"]
+        assert main(["run", str(suite), *argv, "-o", str(out)]) == 0
+        capsys.readouterr()
+        code, doc, _ = stale(capsys, str(out))
+    assert json.loads(out.read_text(encoding="utf-8"))["judge"]["sampling"]["max_tokens"] == 1024
+    assert (code, doc["stands"]) == (0, True), doc

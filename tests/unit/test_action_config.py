@@ -216,6 +216,7 @@ OUTPUTS = {
     "lift",
     "lift-per-1k",
     "draws-needed",
+    "baseline-stands",
     "receipt",
     "report",
     "badge",

@@ -101,6 +101,15 @@ def test_decision_outputs_and_gate(
     assert tuple(decision.exit_code(f) for f in ("regressed", "underpowered", "never")) == codes
 
 
+@pytest.mark.parametrize(("stands", "output"), [(True, "true"), (False, "false"), (None, "")])
+def test_baseline_stands_output_is_carried_as_given(stands: bool | None, output: str) -> None:
+    before, after = r(UP7), r(UP7)
+    decision = decide(read_receipt(after), diff(before, after), baseline_stands=stands)
+    assert decision.outputs()["baseline-stands"] == output
+    # it reports and never gates: the same exit codes whatever it says
+    assert decision.exit_code("regressed") == decide(read_receipt(after), diff(before, after)).exit_code("regressed")
+
+
 def test_draws_needed_is_the_largest_count_or_the_sentence() -> None:
     before = r({"a": ([0.75] * 3, BASE), "b": ([0.75] * 3, BASE)})
     numbers = r({"a": ([0.70, 0.74, 0.78], BASE), "b": ([0.74, 0.75, 0.76], BASE)})

@@ -11,7 +11,19 @@ from hypothesis import strategies as st
 
 from driftproof.core import stale_sentences
 from driftproof.core.models import Harness, Judge, Receipt, Transcripts
-from driftproof.core.stale import CaseToday, Today, major_minor, stale, stale_json
+from driftproof.core.stale import (
+    ArmStaleness,
+    BaselineStanding,
+    CaseStaleness,
+    CaseToday,
+    StaleReport,
+    Today,
+    baseline_standing,
+    major_minor,
+    stale,
+    stale_json,
+)
+from driftproof.core.stopping import StoppingRule, reference_form, reference_rule, rule_for
 from driftproof.core.words import Staleness
 from tests.support.builders import receipt
 
@@ -310,3 +322,107 @@ def test_property_the_skill_never_changes_a_baseline_arm(
     order = [STANDS, REGRADE, RERUN]
     for case in after.cases:
         assert order.index(case.with_skill.status) >= order.index(case.baseline.status)
+
+
+# --- issue 12: a receipt drawn --as-reference, asked about a run of the ordinary rule --------------------------
+
+PR_RULE = rule_for(3, 10).describe()  # what a pull request's run records
+MAIN_RULE = reference_rule(3, 10).describe()  # what the store job records: settle-v2(min=12,max=12,...)
+
+
+def with_rule(r: Receipt, rule: str | None, as_reference: bool | None = True) -> Receipt:
+    settings = _update(r.run.settings, stopping_rule=rule, as_reference=as_reference)
+    return _update(r, run=_update(r.run, settings=settings))
+
+
+@pytest.mark.parametrize("as_reference", [True, False, None])  # the rule string decides; the flag is not read
+def test_a_receipt_drawn_to_the_reference_form_of_todays_rule_stands_with_an_advisory(
+    as_reference: bool | None,
+) -> None:
+    r = with_rule(recorded(), MAIN_RULE, as_reference)
+    report = stale(r, today(r, stopping_rule=PR_RULE))
+    assert report.stands and statuses(r, today(r, stopping_rule=PR_RULE)) == every((STANDS, STANDS))
+    assert report.advisories == (stale_sentences.stale_reference_rule(12, 12, 3, 10),)
+    assert report.unknown == ()
+
+
+@pytest.mark.parametrize(
+    ("recorded_rule", "today_rule"),
+    [
+        (PR_RULE, MAIN_RULE),  # shallower than today's: a pull request's receipt asked with --as-reference
+        (rule_for(12, 20).describe(), PR_RULE),  # deeper, but not the reference form of (3, 10), which is (12, 12)
+        (rule_for(13, 13).describe(), PR_RULE),
+        (MAIN_RULE.replace("step=1", "step=2"), PR_RULE),  # the counts of the reference form, another step
+        (MAIN_RULE.replace("alpha_sep=0.05", "alpha_sep=0.1"), PR_RULE),
+        (MAIN_RULE.replace("call_min=7", "call_min=5"), PR_RULE),
+        (MAIN_RULE.replace("settle-v2", "settle-v1"), PR_RULE),
+        (MAIN_RULE, PR_RULE.replace("min=3", "min=03")),  # today's string does not read back as a rule
+        (MAIN_RULE + " ", PR_RULE),
+    ],
+)
+def test_any_other_stopping_rule_difference_is_still_a_rerun(recorded_rule: str, today_rule: str) -> None:
+    r = with_rule(recorded(kept=True), recorded_rule)
+    report = stale(r, today(r, stopping_rule=today_rule))
+    assert statuses(r, today(r, stopping_rule=today_rule)) == every((RERUN, RERUN))
+    reason = stale_sentences.stale_changed("stopping rule", recorded_rule, today_rule)
+    assert report.cases[0].baseline.reasons == (reason,)
+    assert report.advisories == ()
+
+
+def test_an_unrecorded_stopping_rule_stays_unknown_even_against_a_reference() -> None:
+    r = with_rule(recorded(), None)
+    report = stale(r, today(r, stopping_rule=MAIN_RULE))
+    assert "run.settings.stopping_rule" in report.unknown
+    assert statuses(r, today(r, stopping_rule=MAIN_RULE)) == every((RERUN, RERUN))
+
+
+RULES = st.builds(
+    StoppingRule,
+    min_draws=st.integers(1, 20),
+    max_draws=st.integers(20, 40),
+    step=st.integers(1, 2),
+    alpha_separate=st.sampled_from([0.05, 0.1]),
+    floor=st.sampled_from([0.05, 0.1]),
+    resolve=st.booleans(),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(today_rule=RULES, recorded_rule=RULES, kept=st.booleans())
+def test_property_only_the_same_rule_or_its_reference_form_leaves_the_arms_standing(
+    today_rule: StoppingRule, recorded_rule: StoppingRule, kept: bool
+) -> None:
+    for rule in (recorded_rule, reference_form(today_rule), today_rule):
+        r = with_rule(recorded(kept=kept), rule.describe())
+        report = stale(r, today(r, stopping_rule=today_rule.describe()))
+        expected = rule in (today_rule, reference_form(today_rule))
+        assert report.stands is expected
+        assert bool(report.advisories) is (expected and rule != today_rule)
+
+
+def test_baseline_standing_counts_the_baseline_arms_and_keeps_what_changed() -> None:
+    r = recorded()
+    cases = (CaseToday("a", H["3"], H["8"], H["8"]), CaseToday("b", H["3"], H["4"], H["4"]))
+    t = today(r, skill_sha256=H["9"], cases=cases)
+    standing = baseline_standing(stale(r, t))
+    # the skill touches only with-skill arms; a's rubric both of a's: one baseline arm to rerun, its one change
+    # named, and not the note that no answers were kept
+    rubric = stale_sentences.stale_changed("rubric or criteria", H["4"][:12], H["8"][:12])
+    assert standing == BaselineStanding(cases=2, rerun=1, regrade=0, reasons=(rubric,), more=0)
+    assert not standing.stands
+    assert baseline_standing(stale(r, today(r, skill_sha256=H["9"]))).stands  # a skill-only change
+
+
+def test_baseline_standing_names_the_first_two_reasons_and_counts_the_rest() -> None:
+    def arm(status: Staleness, *reasons: str) -> ArmStaleness:
+        return ArmStaleness(status, reasons)
+
+    fine = arm(STANDS)
+    cases = (
+        CaseStaleness("a", fine, arm(RERUN, "x", "y", stale_sentences.STALE_NO_ANSWERS)),
+        CaseStaleness("b", fine, arm(REGRADE, "y", "z")),
+        CaseStaleness("c", fine, arm(REGRADE, "w")),
+        CaseStaleness("d", fine, fine),
+    )
+    standing = baseline_standing(StaleReport(cases, (), (), ()))
+    assert standing == BaselineStanding(cases=4, rerun=1, regrade=2, reasons=("x", "y"), more=2)  # z, w

@@ -19,6 +19,7 @@ from driftproof.core.stopping import (
     FRAGILE,
     MIN_NOT_REACHED,
     OVERLAP,
+    REFERENCE_MIN_DRAWS,
     SEPARATION,
     UNRESOLVED,
     StopDecision,
@@ -27,6 +28,9 @@ from driftproof.core.stopping import (
     high_factor,
     low_factor,
     more_draws,
+    parse_rule,
+    reference_form,
+    reference_rule,
     resolvable_at,
     rule_for,
     settled_reason,
@@ -325,3 +329,65 @@ def test_aa_false_calls_stay_rare_where_three_draws_make_many() -> None:
         naive_calls += verdict(pool_w[:3], pool_b[:3]) in CALLS
     assert rule_calls <= 4  # generous: 4 of 300 is 1.3 %
     assert naive_calls >= 10  # the problem the rule solves is visible at this size
+
+
+# --- issue 12: reading a recorded rule back, and its reference form (``driftproof stale``) ---------------------
+
+RULES = st.builds(
+    StoppingRule,
+    min_draws=st.integers(1, 30),
+    max_draws=st.integers(30, 60),
+    step=st.integers(1, 3),
+    alpha_separate=st.sampled_from([0.01, 0.05, 0.1, 0.2]),
+    alpha_overlap=st.sampled_from([0.05, 0.1, 0.25]),
+    floor=st.sampled_from([0.02, 0.05, 0.1]),
+    resolve=st.booleans(),
+    call_min=st.integers(2, 12),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rule=RULES)
+def test_property_parse_rule_reads_back_every_described_rule(rule: StoppingRule) -> None:
+    assert parse_rule(rule.describe()) == rule
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "settle-v1(min=3,max=10,step=1,alpha_sep=0.05,alpha_ovl=0.1,floor=0.05,resolve=yes)",  # another id
+        DEFAULT_RULE.describe().replace(",call_min=7", ""),  # a parameter missing
+        DEFAULT_RULE.describe().replace(")", ",extra=1)"),  # one too many
+        DEFAULT_RULE.describe().replace("min=3,max=10", "max=10,min=3"),  # out of order
+        DEFAULT_RULE.describe().replace("min=3", "min=03"),  # reads as 3, which describes as min=3
+        DEFAULT_RULE.describe().replace("floor=0.05", "floor=0.050"),
+        DEFAULT_RULE.describe().replace("resolve=yes", "resolve=true"),
+        DEFAULT_RULE.describe().replace("min=3", "min=three"),
+        DEFAULT_RULE.describe().replace("max=10", "max=2"),  # below min: a rule StoppingRule refuses
+        DEFAULT_RULE.describe().removesuffix(")"),
+        "",
+        "settle-v2",
+    ],
+)
+def test_parse_rule_refuses_anything_but_a_described_rule(text: str) -> None:
+    assert parse_rule(text) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(low=st.integers(1, 30), high=st.one_of(st.none(), st.integers(1, 40)))
+def test_property_the_reference_form_of_the_cli_rule_is_the_reference_rule(low: int, high: int | None) -> None:
+    """``--as-reference`` draws to ``reference_rule(draws, max_draws)``: exactly the reference form of the rule
+    the same counts give without it."""
+    if high is not None and high < low:
+        high = low  # run refuses --max-draws below --draws before any rule is built
+    assert reference_form(rule_for(low, high)) == reference_rule(low, high)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rule=RULES)
+def test_property_the_reference_form_is_deeper_and_otherwise_the_same(rule: StoppingRule) -> None:
+    deep = reference_form(rule)
+    assert deep.min_draws == max(rule.min_draws, REFERENCE_MIN_DRAWS)
+    assert deep.max_draws == max(rule.max_draws, deep.min_draws)
+    assert replace(deep, min_draws=rule.min_draws, max_draws=rule.max_draws) == rule
+    assert reference_form(deep) == deep
