@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import copy
-import re
 import json
+import re
 from pathlib import Path
 from typing import Any, get_args
 
