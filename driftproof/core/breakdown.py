@@ -103,6 +103,11 @@ class LiftBreakdown:
         return sum(1 for c in self.cases if c.excluded_reason is None)
 
     @property
+    def lift_positive(self) -> bool:
+        """The measured lift is positive (beyond float residue): the first half of the carrier rule."""
+        return self.lift is not None and self.lift > TOLERANCE
+
+    @property
     def downward(self) -> tuple[str, ...]:
         """The cases that separate downward (hurt), in receipt order."""
         return tuple(c.id for c in self.cases if c.separation == Separation.HURTS)
@@ -287,7 +292,7 @@ def carries(lift: float, without: float | None) -> bool:
     >>> carries(0.1, 0.0), carries(0.1, -0.02), carries(0.1, 4e-7), carries(-0.1, -0.2), carries(0.1, None)
     (True, True, False, False, False)
     """
-    return lift > TOLERANCE and without is not None and without <= TOLERANCE
+    return lift > TOLERANCE and without is not None and without <= TOLERANCE  # TOLERANCE: float residue only
 
 
 def _without(rows: list[CaseShare], lift_reason: str | None) -> list[CaseShare]:
