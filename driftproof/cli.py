@@ -224,7 +224,7 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("receipts", nargs="+", metavar="RECEIPT")
     p.set_defaults(handler=_cmd_validate)
 
-    p = sub.add_parser("view", help="one receipt: status, lift, per-case bands and verdicts")
+    p = sub.add_parser("view", help="one receipt: status, lift, per-case bands and verdicts, lift by case")
     p.add_argument("receipt", metavar="RECEIPT")
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
     p.set_defaults(handler=_cmd_view)
