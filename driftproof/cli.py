@@ -20,7 +20,7 @@ from driftproof._version import __version__
 from driftproof.core.defaults import DEFAULTS
 from driftproof.core.words import Capture, Delivery, FailOn, ImportKind, Provider, Status, Surface
 from driftproof.credentials import redact
-from driftproof.errors import DriftproofError
+from driftproof.errors import DriftproofError, InputError
 from driftproof.safe_text import one_line, printable
 
 Handler = Callable[[argparse.Namespace], int]
@@ -54,21 +54,23 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
+    from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.export import view_json
     from driftproof.core.reading import read_receipt
     from driftproof.receipts import load_receipt
     from driftproof.render import render_view
 
     receipt = load_receipt(args.receipt, read_restamped_smoke=True)
-    reading = read_receipt(receipt)
+    reading, breakdown = read_receipt(receipt), lift_breakdown(receipt)
     if args.format == "json":
-        print(json.dumps(view_json(reading), indent=2, ensure_ascii=False))
+        print(json.dumps(view_json(reading, breakdown), indent=2, ensure_ascii=False))
     else:
-        print(render_view(receipt, reading, title=str(args.receipt)), end="")
+        print(render_view(receipt, reading, title=str(args.receipt), breakdown=breakdown), end="")
     return 0
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
+    from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.diff import diff
     from driftproof.core.export import diff_json
     from driftproof.receipts import load_receipt
@@ -77,11 +79,35 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     before = load_receipt(args.before, read_restamped_smoke=True)
     after = load_receipt(args.after, read_restamped_smoke=True)
     result = diff(before, after)
+    # without --lift-breakdown the output is exactly what it was before the breakdown existed
+    breakdowns = (lift_breakdown(before), lift_breakdown(after)) if args.lift_breakdown else None
     if args.format == "json":
-        print(json.dumps(diff_json(result), indent=2, ensure_ascii=False))
+        print(json.dumps(diff_json(result, breakdowns), indent=2, ensure_ascii=False))
     else:
-        print(render_diff(before, after, result), end="")
+        print(render_diff(before, after, result, breakdowns=breakdowns), end="")
     return gate_exit(Status(result.status), FailOn(args.fail_on))
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from driftproof.core.reading import read_receipt
+    from driftproof.core.summary import summary_json
+    from driftproof.receipts import load_receipt
+    from driftproof.summary_file import EXPORT_FORMATS, check_target, summary_text, write_summary
+
+    if args.format not in EXPORT_FORMATS:
+        raise InputError(
+            f"--format: {args.format!r} is not a format export writes (it writes {', '.join(EXPORT_FORMATS)})"
+        )
+    out = Path(args.output) if args.output else None
+    if out is not None:
+        check_target(out, Path(args.receipt))
+    receipt = load_receipt(args.receipt, read_restamped_smoke=True)
+    text = summary_text(summary_json(receipt, read_receipt(receipt)), str(out or "stdout"))
+    if out is None:
+        print(text, end="")
+    else:
+        print(f"summary: {write_summary(text, out)}")
+    return 0
 
 
 def _cmd_badge(args: argparse.Namespace) -> int:
@@ -208,12 +234,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``validate``, ``view``, ``diff`` and ``badge``: commands that read receipts."""
+    """``validate``, ``view``, ``diff``, ``export`` and ``badge``: commands that read receipts."""
     p = sub.add_parser("validate", help="check receipts against their schema and seal")
     p.add_argument("receipts", nargs="+", metavar="RECEIPT")
     p.set_defaults(handler=_cmd_validate)
 
-    p = sub.add_parser("view", help="one receipt: status, lift, per-case bands and verdicts")
+    p = sub.add_parser("view", help="one receipt: status, lift, per-case bands and verdicts, lift by case")
     p.add_argument("receipt", metavar="RECEIPT")
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
     p.set_defaults(handler=_cmd_view)
@@ -223,7 +249,14 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("after", metavar="AFTER")
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
     p.add_argument("--fail-on", choices=_values(FailOn), default=DEFAULTS.diff_fail_on)
+    p.add_argument("--lift-breakdown", action="store_true", help="add each receipt's lift by case after the report")
     p.set_defaults(handler=_cmd_diff)
+
+    p = sub.add_parser("export", help="write a receipt's minimal interchange summary (summary-json)")
+    p.add_argument("receipt", metavar="RECEIPT")
+    p.add_argument("--format", default="summary-json", metavar="FORMAT", help="summary-json (the only one today)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write it here (atomically) instead of stdout")
+    p.set_defaults(handler=_cmd_export)
 
     p = sub.add_parser("badge", help="write a receipt's shields.io endpoint badge JSON")
     p.add_argument("receipt", metavar="RECEIPT")

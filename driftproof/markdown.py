@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from driftproof.core.breakdown import ArmFigures
 from driftproof.core.reading import ArmSummary
 from driftproof.core.sentences import (
     NO_DRAW_COUNT,
@@ -29,6 +30,7 @@ __all__ = [
     "band_text",
     "checks_text",
     "code",
+    "figures_text",
     "fired_text",
     "lost_text",
     "md",
@@ -73,6 +75,23 @@ def band_text(arm: ArmSummary) -> str:
         return f"no measured draw ({arm.measured}/{arm.drawn})"
     sd = "sd unknown" if arm.sd is None else f"± {arm.sd:.2f}"
     return f"{arm.mean:.2f} {sd} ({arm.measured}/{arm.drawn})"
+
+
+def figures_text(arm: ArmFigures) -> str:
+    """One arm of a lift breakdown: ``0.90 ± 0.10 (3/4, 1 lost)``, the mean ± sd across answers, measured/drawn, lost.
+
+    >>> figures_text(ArmFigures(0.9, 0.1, 3, 4, 1, 4)), figures_text(ArmFigures(0.5, None, 1, 1, 0, 1))
+    ('0.90 ± 0.10 (3/4, 1 lost)', '0.50 sd unknown (1/1, 0 lost)')
+    >>> figures_text(ArmFigures(None, None, 0, 2, 2, 2)), figures_text(ArmFigures(None, None, 0, 0, 0, 0))
+    ('no measured draw (0/2, 2 lost)', 'no draw recorded')
+    """
+    if arm.recorded == 0:
+        return "no draw recorded"
+    counts = f"({arm.measured}/{arm.drawn}, {arm.lost} lost)"
+    if arm.mean is None:
+        return f"no measured draw {counts}"
+    sd = "sd unknown" if arm.sd is None else f"± {arm.sd:.2f}"
+    return f"{arm.mean:.2f} {sd} {counts}"
 
 
 def checks_text(arm: ArmSummary) -> str:

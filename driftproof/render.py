@@ -20,7 +20,8 @@ from typing import Any
 from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from driftproof.core import sentences
+from driftproof.core import breakdown_sentences, sentences
+from driftproof.core.breakdown import LiftBreakdown
 from driftproof.core.decision import Decision
 from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffResult
@@ -40,6 +41,7 @@ from driftproof.markdown import (
     band_text,
     checks_text,
     code,
+    figures_text,
     fired_text,
     lost_text,
     md,
@@ -58,11 +60,13 @@ __all__ = [
     "render_view",
 ]
 
-#: Every constant and function of ``core.sentences``, under its own name: the templates' words.
+#: Every constant and function of ``core.sentences`` and ``core.breakdown_sentences``, under its own name: the
+#: templates' words.
 SENTENCES = {
     name: value
-    for name, value in vars(sentences).items()
-    if name.isupper() or (callable(value) and getattr(value, "__module__", None) == sentences.__name__)
+    for module in (sentences, breakdown_sentences)
+    for name, value in vars(module).items()
+    if name.isupper() or (callable(value) and getattr(value, "__module__", None) == module.__name__)
 }
 
 #: A list longer than this is folded (the underpowered table past its first rows, the notices whole).
@@ -86,6 +90,7 @@ def environment() -> SandboxedEnvironment:
         signed=signed,
         band=band_text,
         checks=checks_text,
+        figures=figures_text,
         fired=fired_text,
         lost=lost_text,
         verdict=verdict_text,
@@ -108,8 +113,11 @@ def _sources(arms: Iterable[ArmSummary]) -> dict[str, Any]:
     return {"header": ", ".join(found) or "no band", "mixed": len(found) > 1}
 
 
-def render_view(receipt: Receipt, reading: ReceiptReading, *, title: str = "receipt") -> str:
-    """Markdown of one receipt (``driftproof view --format markdown``)."""
+def render_view(
+    receipt: Receipt, reading: ReceiptReading, *, title: str = "receipt", breakdown: LiftBreakdown | None = None
+) -> str:
+    """Markdown of one receipt (``driftproof view --format markdown``), with its lift by case when ``breakdown`` is
+    given (the view always gives it; the first-run report does not)."""
     lost = [
         c for c in reading.cases if c.with_skill.lost or c.baseline.lost or c.with_skill.replaced or c.baseline.replaced
     ]
@@ -122,6 +130,8 @@ def render_view(receipt: Receipt, reading: ReceiptReading, *, title: str = "rece
             title=title,
             lead=view_lead(reading, receipt.run.preset),
             lost=lost,
+            breakdown=breakdown,
+            fired=any(a.skill_fired is not None for c in reading.cases for a in (c.with_skill, c.baseline)),
             not_run=not_run_lines([("receipt", reading.not_run)]),
             src_with=_sources(c.with_skill for c in reading.cases),
             src_base=_sources(c.baseline for c in reading.cases),
@@ -138,11 +148,14 @@ def render_diff(
     before_label: str = "before",
     after_label: str = "after",
     baseline: BaselineStanding | None = None,
+    breakdowns: tuple[LiftBreakdown, LiftBreakdown] | None = None,
 ) -> str:
     """Markdown of the comparison report (``driftproof diff --format markdown``; the PR comment body).
 
     ``baseline``: whether BEFORE's baseline arms stand for AFTER's run (the Action's stored receipt), said in
-    one line below the figures; nothing when not given."""
+    one line below the figures; nothing when not given. With ``breakdowns`` (BEFORE's and AFTER's:
+    ``diff --lift-breakdown``) each receipt's lift by case follows the report; without them the report is
+    exactly what it always was."""
     labels = {"before": before_label, "after": after_label}
     cases = result.cases
     under = [c for c in cases if c.verdict == CaseVerdict.UNDERPOWERED]
@@ -168,6 +181,7 @@ def render_diff(
             src_before=_sources(c.before for c in cases),
             src_after=_sources(c.after for c in cases),
             legend=_legend(s for c in cases for s in (c.before.band_source, c.after.band_source)),
+            breakdowns=None if breakdowns is None else list(zip((before_label, after_label), breakdowns, strict=True)),
         )
     )
 

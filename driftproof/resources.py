@@ -25,6 +25,13 @@ def schema_file(version: str) -> Path:
     return data_dir("schemas") / f"receipt-{version}.schema.json"
 
 
+def summary_schema_file() -> Path:
+    """The JSON Schema of the summary-json interchange document (``driftproof export``)."""
+    from driftproof.core.summary import SUMMARY_VERSION
+
+    return data_dir("schemas") / f"summary-{SUMMARY_VERSION}.schema.json"
+
+
 def known_schema_versions() -> list[str]:
     """Every schema version this installation can read, oldest first."""
     names = [

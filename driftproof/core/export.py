@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from driftproof.core.breakdown import ArmFigures, CaseShare, LiftBreakdown
 from driftproof.core.diff import DiffCase, DiffResult, NotLikeForLike
 from driftproof.core.reading import ArmSummary, CaseReading, NotRun, ReceiptReading
 from driftproof.core.sentences import NO_VERDICT_NO_COUNT, not_underpowered
@@ -65,8 +66,45 @@ def _draws_needed(case: CaseReading | DiffCase) -> tuple[int | None, str | None]
     return cmp.draws_needed, cmp.draws_needed_reason
 
 
-def view_json(reading: ReceiptReading) -> dict[str, Any]:
-    """``driftproof view --format json``."""
+def _figures_json(arm: ArmFigures) -> dict[str, Any]:
+    return {"mean": _num(arm.mean), "sd": _num(arm.sd), "measured": arm.measured, "drawn": arm.drawn, "lost": arm.lost}
+
+
+def _share_json(case: CaseShare) -> dict[str, Any]:
+    return {
+        "id": case.id,
+        "included": case.excluded_reason is None,
+        "excluded_reason": case.excluded_reason,
+        "with_skill": _figures_json(case.with_skill),
+        "baseline": _figures_json(case.baseline),
+        "difference": _num(case.difference),
+        "lift_without": _num(case.lift_without),
+        "lift_without_reason": case.lift_without_reason,
+        "separation": None if case.separation is None else str(case.separation),
+        "separation_reason": case.separation_reason,
+        "carrier": case.carrier,
+    }
+
+
+def breakdown_json(breakdown: LiftBreakdown) -> dict[str, Any]:
+    """One receipt's lift breakdown (``view``, and ``diff --lift-breakdown`` for each receipt)."""
+    return {
+        "available": breakdown.unavailable_reason is None,
+        "unavailable_reason": breakdown.unavailable_reason,
+        "limits": {"max_cases": breakdown.limits.cases, "max_draws": breakdown.limits.draws},
+        "lift": _num(breakdown.lift),
+        "lift_reason": breakdown.lift_reason,
+        "included_cases": breakdown.included,
+        "labels_reason": breakdown.labels_reason,
+        "carrier_reason": breakdown.carrier_reason,
+        "downward": list(breakdown.downward),
+        "carriers": list(breakdown.carriers),
+        "cases": [_share_json(c) for c in breakdown.cases],
+    }
+
+
+def view_json(reading: ReceiptReading, breakdown: LiftBreakdown | None = None) -> dict[str, Any]:
+    """``driftproof view --format json``; with ``breakdown``, its ``lift_breakdown`` too (the CLI always gives it)."""
     cases = []
     for c in reading.cases:
         needed, why = _draws_needed(c)
@@ -99,11 +137,13 @@ def view_json(reading: ReceiptReading) -> dict[str, Any]:
         else {"band": _num(reading.wide.band), "underpowered": reading.wide.underpowered},
         "cases": cases,
         "not_run": not_run_json(reading.not_run),
+        **({} if breakdown is None else {"lift_breakdown": breakdown_json(breakdown)}),
     }
 
 
-def diff_json(result: DiffResult) -> dict[str, Any]:
-    """``driftproof diff --format json``."""
+def diff_json(result: DiffResult, breakdowns: tuple[LiftBreakdown, LiftBreakdown] | None = None) -> dict[str, Any]:
+    """``driftproof diff --format json``; with ``breakdowns`` (``--lift-breakdown``: BEFORE's, AFTER's), the
+    ``lift_breakdown`` of each receipt too. Without them the document is exactly what it always was."""
     cases = []
     for c in result.cases:
         needed, why = _draws_needed(c)
@@ -154,4 +194,9 @@ def diff_json(result: DiffResult) -> dict[str, Any]:
         "different_sources": result.different_sources,
         "not_like_for_like": not_like_for_like_json(result.not_like_for_like),
         "receipts": side,
+        **(
+            {}
+            if breakdowns is None
+            else {"lift_breakdown": {"before": breakdown_json(breakdowns[0]), "after": breakdown_json(breakdowns[1])}}
+        ),
     }

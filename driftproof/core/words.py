@@ -71,6 +71,14 @@ class Status(StrEnum):
     NO_VERDICT = "no_verdict"
 
 
+class Separation(StrEnum):
+    """A case's label in the lift breakdown: its with-skill arm separated from its baseline upward or downward,
+    under the floor and the spread rule with the lost-draw protections (R-1 … R-4, R-6)."""
+
+    HELPS = "helps"
+    HURTS = "hurts"
+
+
 class Outcome(StrEnum):
     """An arm's outcome against its case's threshold."""
 

@@ -13,15 +13,17 @@ from pathlib import Path
 
 import pytest
 
+from driftproof.core.breakdown import lift_breakdown
+from driftproof.core.build import arm_of, measured_draw
 from driftproof.core.decision import decide
 from driftproof.core.diff import diff
-from driftproof.core.models import Receipt
+from driftproof.core.models import Arm, JudgeSample, Receipt
 from driftproof.core.reading import read_receipt
 from driftproof.core.seal import seal_receipt
 from driftproof.core.sentences import DIFFERENT_SOURCES, MORE_CASES, NO_SEPARATION_HEADLINE, NOT_ENOUGH_DRAWS, SMOKE_RUN
 from driftproof.core.stale import BaselineStanding
 from driftproof.render import render_diff, render_first_run, render_summary, render_view
-from tests.support.builders import legacy_arm, receipt, seven
+from tests.support.builders import graded, legacy_arm, receipt, seven
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE = os.environ.get("DRIFTPROOF_UPDATE_GOLDEN") == "1"
@@ -61,10 +63,51 @@ def check_golden(name: str, text: str) -> None:
     assert text == path.read_text(encoding="utf-8"), f"{name} differs: DRIFTPROOF_UPDATE_GOLDEN=1 rewrites it"
 
 
-def diff_md(before: Receipt, after: Receipt, baseline: BaselineStanding | None = None) -> str:
+def diff_md(
+    before: Receipt, after: Receipt, baseline: BaselineStanding | None = None, lift_breakdowns: bool = False
+) -> str:
+    breakdowns = (lift_breakdown(before), lift_breakdown(after)) if lift_breakdowns else None
     return render_diff(
-        before, after, diff(before, after), before_label="main", after_label="this PR", baseline=baseline
+        before,
+        after,
+        diff(before, after),
+        before_label="main",
+        after_label="this PR",
+        baseline=baseline,
+        breakdowns=breakdowns,
     )
+
+
+def view_md(r: Receipt, title: str) -> str:
+    """What ``driftproof view`` prints: the sheet, with its lift by case."""
+    return render_view(r, read_receipt(r), title=title, breakdown=lift_breakdown(r))
+
+
+def fired(scores: list[float], fired: list[bool]) -> Arm:
+    """A with-skill arm delivered with ``--delivery discover``: each draw records whether the skill fired."""
+    js = [[JudgeSample(score=s, valid=True, reported_model="judge-1")] for s in scores]
+    return arm_of([measured_draw(i, js[i], skill_fired=f) for i, f in enumerate(fired)])
+
+
+def by_case() -> Receipt:
+    """A TESTED receipt that may give comparative labels: one case helps and carries the lift, one hurts."""
+    return graded(
+        receipt(
+            {
+                # +0.40: apart (0.80 > 0.50), helps; the lift without it (0 − 0.25)/2 = −0.125: it carries the lift
+                "subject-line": (fired([0.80, 0.85, 0.90], [True, True, False]), [0.40, 0.45, 0.50]),
+                "why-not-what": ([0.60, 0.65, 0.70], [0.60, 0.65, 0.70]),  # 0, overlapping; without it +0.075
+                "retry-429": ([0.30, 0.35, 0.40], [0.55, 0.60, 0.65]),  # −0.25, apart downward: hurts; without it +0.2
+            }
+        )
+    )  # lift (0.40 + 0 − 0.25)/3 = +0.05
+
+
+def by_case_before() -> Receipt:
+    """The same cases on main: subject-line lifts +0.20 alone; without it the lift is exactly 0, so it carries it."""
+    flat = [0.60, 0.65, 0.70]
+    cases = {"subject-line": (flat, [0.40, 0.45, 0.50]), "why-not-what": (flat, flat), "retry-429": (flat, flat)}
+    return graded(receipt(cases))  # type: ignore[arg-type]
 
 
 def summary_md(
@@ -121,17 +164,18 @@ CASES: dict[str, Callable[[], str]] = {
     "diff_smoke.md": lambda: diff_md(receipt(BEFORE), receipt(AFTER, verification="UNVERIFIED", preset="quick")),  # type: ignore[arg-type]
     "diff_wide_band.md": lambda: diff_md(receipt(WIDE), receipt(WIDE)),  # type: ignore[arg-type]
     "diff_not_like_for_like.md": lambda: diff_md(*other_judge_pair()),
-    "view_notices.md": lambda: render_view(other_judge_pair()[1], read_receipt(other_judge_pair()[1]), title="r.json"),
+    "view_notices.md": lambda: view_md(other_judge_pair()[1], "r.json"),
     "diff_sources.md": lambda: diff_md(
         receipt({"a": (legacy_arm([0.80, 0.85, 0.90]), legacy_arm([0.3, 0.35, 0.4]))}),
         receipt({"a": ([0.5, 0.55, 0.6], BASE)}),
     ),
-    "view_full.md": lambda: render_view(full_pair()[1], read_receipt(full_pair()[1]), title="receipt.json"),
-    "view_smoke.md": lambda: render_view(
-        r := receipt(AFTER, verification="UNVERIFIED", preset="quick"),  # type: ignore[arg-type]
-        read_receipt(r),
-        title="receipt.quick.json",
+    "view_full.md": lambda: view_md(full_pair()[1], "receipt.json"),
+    "view_smoke.md": lambda: view_md(
+        receipt(AFTER, verification="UNVERIFIED", preset="quick"),  # type: ignore[arg-type]
+        "receipt.quick.json",
     ),
+    "view_by_case.md": lambda: view_md(by_case(), "receipt.json"),
+    "diff_lift_breakdown.md": lambda: diff_md(by_case_before(), by_case(), lift_breakdowns=True),
     "first_run.md": lambda: render_first_run(
         r := receipt(AFTER),
         read_receipt(r),

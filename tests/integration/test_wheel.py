@@ -29,7 +29,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert build.returncode == 0, build.stderr
     [wheel] = (tmp / "dist").glob("driftproof-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for needed in ("templates/diff.md.j2", "schemas/receipt-0.14.schema.json", "examples/commit-writer/suite.yaml"):
+    for needed in (
+        "templates/diff.md.j2",
+        "templates/lift_breakdown.md.j2",
+        "schemas/receipt-0.14.schema.json",
+        "schemas/summary-1.schema.json",
+        "examples/commit-writer/suite.yaml",
+    ):
         assert f"driftproof/_data/{needed}" in names, needed
     site = tmp / "site"
     done = subprocess.run(
@@ -59,3 +65,14 @@ def test_demo_runs_from_an_installed_wheel(installed: Path, tmp_path: Path) -> N
     )
     assert demo.returncode == 0, demo.stderr
     assert "**Driftproof · " in demo.stdout and (tmp_path / "out" / "pr.json").is_file()
+    # the view's lift by case and the summary's schema come from the wheel's own data
+    for argv, expected in ((["view"], "**Lift by case** · "), (["export"], '"summary_version": "1"')):
+        done = subprocess.run(
+            [sys.executable, "-m", "driftproof", *argv, str(tmp_path / "out" / "pr.json")],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0 and expected in done.stdout, done.stderr

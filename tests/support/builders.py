@@ -90,3 +90,23 @@ def receipt(
         }
     body.update(extra or {})
     return seal_receipt(body)
+
+
+def reseal(r: Receipt, edit: Any) -> Receipt:
+    """``r`` with ``edit(body)`` applied to its JSON body, sealed again at the current schema version."""
+    body = r.model_dump(mode="json")
+    del body["seal"], body["schema_version"]
+    edit(body)
+    return seal_receipt(body)
+
+
+def graded(r: Receipt, grader: str = "judge-1") -> Receipt:
+    """``r`` as a real run records it: the judge's one reported id (``arm``'s samples report ``judge-1``) and a rubric
+    hash per case, so the lift breakdown may give comparative labels when ``r`` reads TESTED."""
+
+    def edit(body: dict[str, Any]) -> None:
+        body["judge"]["models_reported"] = [grader]
+        for case in body["cases"]:
+            case["rubric_sha256"] = sha256_text(f"rubric of {case['id']}")
+
+    return reseal(r, edit)

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from driftproof.core import models, sentences, words
+from driftproof.core import breakdown_sentences, models, sentences, words
+from driftproof.core.breakdown import BREAKDOWN_LIMITS, lift_breakdown
 from driftproof.core.build import arm_of, measured_draw
 from driftproof.core.diff import diff
 from driftproof.core.export import diff_json, view_json
@@ -149,6 +150,7 @@ def test_every_field_name_appears(spec: str) -> None:
         words.BandSource,
         words.Outcome,
         words.ArmName,
+        words.Separation,
     ],
     ids=lambda e: e.__name__,
 )
@@ -188,8 +190,23 @@ SPEC_SENTENCES = (
 )
 
 
+#: The lift breakdown's sentences the spec states verbatim (``core.breakdown_sentences``).
+BREAKDOWN_SENTENCES = (
+    "CARRIER_RULE",
+    "NOT_A_PREDICTION",
+    "NO_LABEL_MEANS",
+    "SPREAD_ACROSS_ANSWERS",
+    "NO_INCLUDED_CASE",
+    "NO_OTHER_CASE",
+    "NO_GRADER",
+    "NO_RUBRIC_HASH",
+    "LEGACY_NO_SPREAD",
+)
+
+
 def sentence_constants() -> dict[str, str]:
-    return {name: getattr(sentences, name) for name in SPEC_SENTENCES}
+    found = {name: getattr(sentences, name) for name in SPEC_SENTENCES}
+    return found | {f"breakdown.{name}": getattr(breakdown_sentences, name) for name in BREAKDOWN_SENTENCES}
 
 
 def test_design_sentences_are_constants() -> None:
@@ -258,13 +275,20 @@ def emitted_keys() -> set[str]:
     del body["seal"], body["schema_version"]
     body["cases"][0]["notices"] = ["assert: not run on this lane"]
     noted = seal_receipt(body)
-    views = [view_json(read_receipt(r)) for r in (spread, called, smoke, noted)]
+    views = [view_json(read_receipt(r), lift_breakdown(r)) for r in (spread, called, smoke, noted)]
     assert views[0]["wide_band"] is not None, "the fixture should reach R-5"
     pairs = ((called, smoke), (spread, called), (smoke, called), (called, noted))
-    diffs = [diff_json(diff(a, b)) for a, b in pairs]
+    diffs = [diff_json(diff(a, b)) for a, b in pairs] + [
+        diff_json(diff(spread, called), (lift_breakdown(spread), lift_breakdown(called)))
+    ]
     keys = set().union(*(keys_of(v) for v in views + diffs))
-    assert {"band", "fired", "of", "passed", "field", "notices"} <= keys, "the fixtures should fill every nested object"
+    assert {"band", "fired", "of", "passed", "field", "notices", "lift_without", "max_cases"} <= keys
     return keys
+
+
+def test_the_breakdown_limits_are_stated(spec: str) -> None:
+    rules = section(spec, "Lift by case")
+    assert f"{BREAKDOWN_LIMITS.cases:,} cases" in rules and f"{BREAKDOWN_LIMITS.draws:,} draws" in rules
 
 
 def test_every_view_and_diff_json_key_is_documented(spec: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any, get_args
 
@@ -187,3 +188,33 @@ def test_every_field_of_every_receipt_object_is_described() -> None:
     # the walk reaches every model in core/models.py and core/provenance.py, not just the top level
     assert walked == defined
     assert _undescribed(schema) == []
+
+
+def _receipt_at(version: str, tmp_path: Path) -> Path:
+    """A receipt file at ``version``: the frozen fixture an older writer wrote, or one written today."""
+    if version == SCHEMA_VERSION:
+        path = tmp_path / "current.json"
+        write_receipt(receipt({"a": ([0.5, 0.6, 0.7], [0.2, 0.3, 0.4])}), path)
+        return path
+    return FIXTURES / f"receipt-{version}.json"
+
+
+@pytest.mark.parametrize("version", models.READABLE_VERSIONS)
+def test_each_version_written_ships_its_schema_and_reads_against_it_alone(version: str, tmp_path: Path) -> None:
+    from driftproof.receipts import load_receipt
+    from driftproof.resources import known_schema_versions, schema_file
+
+    assert known_schema_versions() == list(models.READABLE_VERSIONS) == ["0.13", "0.14", "0.15", "0.16"]
+    schema = json.loads(schema_file(version).read_text(encoding="utf-8"))
+    assert schema["$id"] == schema_id(version)
+    path = _receipt_at(version, tmp_path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert load_receipt(path).schema_version == doc["schema_version"] == version
+    jsonschema.Draft202012Validator(schema).validate(doc)  # its own schema accepts it
+    for other in models.READABLE_VERSIONS:  # every other version's schema names another version
+        if other != version:
+            other_schema = json.loads(schema_file(other).read_text(encoding="utf-8"))
+            assert not jsonschema.Draft202012Validator(other_schema).is_valid(doc)
+    # the reader picks the schema the document names: a key no schema defines is refused under that version
+    with pytest.raises(ReceiptError, match=rf"^old\.json: schema {re.escape(version)}: at \(top level\)"):
+        check_document(sealed({**doc, "surprise": 1}), "old.json")
