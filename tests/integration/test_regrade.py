@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -347,12 +348,21 @@ REFUSALS: list[tuple[str, Refusal, str]] = [
 ]
 
 
+SUITE_REASONS = {"the suite changed", "a case the original lacks", "a changed prompt"}
+"""Refusals that are about the tasks given: each is already the one kind of regrade it names."""
+
+
+@pytest.mark.parametrize("kind", ["judge", "rubric"])
 @pytest.mark.parametrize(("name", "make", "message"), REFUSALS, ids=[r[0] for r in REFUSALS])
 def test_every_refusal_names_its_reason_and_writes_nothing(
-    tmp_path: Path, name: str, make: Refusal, message: str
+    tmp_path: Path, name: str, make: Refusal, message: str, kind: str
 ) -> None:
+    if kind == "rubric" and name in SUITE_REASONS:
+        pytest.skip("a refusal about the tasks given is one kind of regrade already")
     original = stub_original(tmp_path)
     request = make(tmp_path, original)
+    if kind == "rubric":  # the same refusal when the answers are graded under a revised rubric
+        request = replace(request, suite=write_suite(tmp_path, rubric="feat wins, and say why"))
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
     with pytest.raises(InputError) as refused:
         regrade(request, log=lambda _: None)
