@@ -22,6 +22,7 @@ from driftproof.core.fields import Refusal
 from driftproof.core.import_sentences import imported_line
 from driftproof.core.imports.caliper import import_caliper
 from driftproof.core.imports.common import SourceDoc, Written
+from driftproof.core.imports.plugin_eval import import_plugin_eval
 from driftproof.core.imports.skill_creator import import_skill_creator
 from driftproof.core.models import Receipt, Tool
 from driftproof.core.sentences import next_line, receipt_line
@@ -85,9 +86,14 @@ def _skill_creator(docs: Sequence[SourceDoc], written: Written, request: ImportR
     return import_skill_creator(docs, written)
 
 
+def _plugin_eval(docs: Sequence[SourceDoc], written: Written, request: ImportRequest) -> Receipt:
+    return import_plugin_eval(docs, written)
+
+
 IMPORTERS: dict[ImportKind, Importer] = {
     ImportKind.CALIPER: _caliper,
     ImportKind.SKILL_CREATOR: _skill_creator,
+    ImportKind.PLUGIN_EVAL: _plugin_eval,
 }
 
 
