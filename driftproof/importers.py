@@ -23,6 +23,7 @@ from driftproof.core.import_sentences import imported_line
 from driftproof.core.imports.caliper import import_caliper
 from driftproof.core.imports.common import SourceDoc, Written
 from driftproof.core.imports.plugin_eval import import_plugin_eval
+from driftproof.core.imports.promptfoo import import_promptfoo
 from driftproof.core.imports.skill_creator import import_skill_creator
 from driftproof.core.models import Receipt, Tool
 from driftproof.core.sentences import next_line, receipt_line
@@ -90,10 +91,15 @@ def _plugin_eval(docs: Sequence[SourceDoc], written: Written, request: ImportReq
     return import_plugin_eval(docs, written)
 
 
+def _promptfoo(docs: Sequence[SourceDoc], written: Written, request: ImportRequest) -> Receipt:
+    return import_promptfoo(docs, written)
+
+
 IMPORTERS: dict[ImportKind, Importer] = {
     ImportKind.CALIPER: _caliper,
     ImportKind.SKILL_CREATOR: _skill_creator,
     ImportKind.PLUGIN_EVAL: _plugin_eval,
+    ImportKind.PROMPTFOO: _promptfoo,
 }
 
 

@@ -49,23 +49,29 @@ NVIDIA_UNKNOWN = (
 )
 
 
-def partial_run(reason: str | None) -> str:
+def partial_run(why: str) -> str:
     """The suite notice on a run its source marks partial.
 
-    >>> partial_run("cost_ceiling"), partial_run(None)
-    ('partial run (partialReason: cost_ceiling): runs it never made are lost as not_run', 'partial run (no reason recorded): runs it never made are lost as not_run')
+    >>> partial_run("partialReason: cost_ceiling")
+    'partial run (partialReason: cost_ceiling): runs it never made are lost as not_run'
     """
-    why = f"partialReason: {reason}" if reason else "no reason recorded"
     return f"partial run ({why}): runs it never made are lost as not_run"
 
 
-def not_run_partial(reason: str | None) -> str:
+def not_run_partial(reason: str) -> str:
     """A lost draw a partial run never made.
 
     >>> not_run_partial("cost_ceiling")
     'not_run: partial run (cost_ceiling)'
     """
-    return f"not_run: partial run ({reason or 'no reason recorded'})"
+    return f"not_run: partial run ({reason})"
+
+
+#: What a plugin eval result marked partial with no ``partialReason`` says.
+NO_REASON = "no reason recorded"
+
+#: The error promptfoo writes on each cell it never ran once ``PROMPTFOO_MAX_EVAL_TIME_MS`` ran out.
+PROMPTFOO_OUT_OF_TIME = "Evaluation exceeded max duration of"
 
 
 def errored(error: str) -> str:
@@ -83,7 +89,7 @@ def no_arm_marker(labels: list[str]) -> str:
     >>> no_arm_marker(["echo", "skilled"])
     "no prompt or provider is labelled 'with_skill' (labels found: 'echo', 'skilled'); label the with-skill prompt or provider with_skill and the other baseline"
     """
-    found = ", ".join(repr(x) for x in labels) or "none"
+    found = ", ".join(repr(x) if len(x) <= 40 else f"{x[:40]!r}…" for x in labels) or "none"
     return (
         f"no prompt or provider is labelled {PROMPTFOO_WITH_SKILL!r} (labels found: {found}); label the with-skill "
         f"prompt or provider {PROMPTFOO_WITH_SKILL} and the other {PROMPTFOO_BASELINE}"

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from driftproof.core.build import arm_of
 from driftproof.core.fields import Fields
 from driftproof.core.import_source_sentences import (
+    NO_REASON,
     PLUGIN_EVAL_SINGLE_ARM,
     PLUGIN_EVAL_UNKNOWN,
     PLUGIN_NOT_INSTALLED,
@@ -150,7 +151,7 @@ def import_plugin_eval(docs: Sequence[SourceDoc], written: Written) -> Receipt:
     ablation = suite.text("ablation")
     if ablation not in ABLATIONS:
         raise suite.refuse("ablation", f"{ablation!r} is not a with/without comparison; expected {one_of(list(ABLATIONS))}")
-    partial = (top.opt_text("partialReason") or "") if top.opt_flag("partial") else None
+    partial = (top.opt_text("partialReason") or NO_REASON) if top.opt_flag("partial") else None
     cases = []
     seen: set[str] = set()
     runs_counts = []
@@ -177,7 +178,7 @@ def import_plugin_eval(docs: Sequence[SourceDoc], written: Written) -> Receipt:
         )
     notices = []
     if partial is not None:
-        notices.append(partial_run(partial or None))
+        notices.append(partial_run(f"partialReason: {partial}" if partial != NO_REASON else NO_REASON))
     if ablation == "none":
         notices.append(PLUGIN_EVAL_SINGLE_ARM)
     plugins = suite.objs("plugins", optional=True)
