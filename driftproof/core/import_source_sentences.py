@@ -86,10 +86,11 @@ def errored(error: str) -> str:
 def no_arm_marker(labels: list[str]) -> str:
     """A promptfoo results file with no prompt or provider labelled with_skill.
 
-    >>> no_arm_marker(["echo", "skilled"])
-    "no prompt or provider is labelled 'with_skill' (labels found: 'echo', 'skilled'); label the with-skill prompt or provider with_skill and the other baseline"
+    >>> no_arm_marker(["echo", "skilled"]).split("; ")[0]
+    "no prompt or provider is labelled 'with_skill' (labels found: 'echo', 'skilled')"
     """
-    found = ", ".join(repr(x) if len(x) <= 40 else f"{x[:40]!r}…" for x in labels) or "none"
+    shown = [repr(x) if len(x) <= 40 else f"{x[:40]!r}…" for x in labels]
+    found = ", ".join(shown) or "none"
     return (
         f"no prompt or provider is labelled {PROMPTFOO_WITH_SKILL!r} (labels found: {found}); label the with-skill "
         f"prompt or provider {PROMPTFOO_WITH_SKILL} and the other {PROMPTFOO_BASELINE}"

@@ -42,7 +42,9 @@ def test_arms_scores_errors_and_the_partial_run() -> None:
         "not_run: partial run (cost_ceiling)",
     ]
     assert [d.source_outcome for d in second.baseline.draws] == ["failed", "not_run", "not_run"]
-    assert receipt.suite.notices == ["partial run (partialReason: cost_ceiling): runs it never made are lost as not_run"]
+    assert receipt.suite.notices == [
+        "partial run (partialReason: cost_ceiling): runs it never made are lost as not_run"
+    ]
     # the skill-fired grader (tool_used on Skill, withOnly, never scored): first-case fired on runs 1 and 2 of 3
     assert first.with_skill.skill_fired is not None
     assert (first.with_skill.skill_fired.fired, first.with_skill.skill_fired.observed) == (2, 3)

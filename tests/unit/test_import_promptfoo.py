@@ -84,7 +84,9 @@ def test_no_baseline_label_is_one_arm() -> None:
     data["results"]["results"] = [r for r in data["results"]["results"] if r["prompt"]["label"] == "with_skill"]
     receipt = import_promptfoo([doc(data=data)], WRITTEN)
     assert all(not c.baseline.draws for c in receipt.cases)
-    assert receipt.suite.notices == ["no prompt or provider is labelled baseline: one arm, no baseline and no comparison"]
+    assert receipt.suite.notices == [
+        "no prompt or provider is labelled baseline: one arm, no baseline and no comparison"
+    ]
 
 
 def changed(path: list[str | int], value: Any) -> SourceDoc:

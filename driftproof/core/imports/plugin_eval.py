@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from driftproof.core.build import arm_of
 from driftproof.core.fields import Fields
+from driftproof.core.import_sentences import one_of
 from driftproof.core.import_source_sentences import (
     NO_REASON,
     PLUGIN_EVAL_SINGLE_ARM,
@@ -25,7 +26,6 @@ from driftproof.core.import_source_sentences import (
     one_file,
     partial_run,
 )
-from driftproof.core.import_sentences import one_of
 from driftproof.core.imports.common import (
     SourceDoc,
     Written,
@@ -97,7 +97,9 @@ def _draw(index: int, run: Fields, indicator: str | None, types: dict[str, str],
     usage = Usage(cost_usd=run.opt_number("costUsd"))
     fired = _fired(run, indicator) if installed else None
     if error is not None:
-        return Draw(index=index, status=DrawStatus.LOST, lost_reason=errored(error), usage=usage, source_outcome="error")
+        return Draw(
+            index=index, status=DrawStatus.LOST, lost_reason=errored(error), usage=usage, source_outcome="error"
+        )
     score = run.number("score")
     if not 0.0 <= score <= 1.0:
         raise run.refuse("score", f"{score!r} is outside 0..1, the weighted share of graders passed")
@@ -150,7 +152,9 @@ def import_plugin_eval(docs: Sequence[SourceDoc], written: Written) -> Receipt:
     suite = top.obj("suite")
     ablation = suite.text("ablation")
     if ablation not in ABLATIONS:
-        raise suite.refuse("ablation", f"{ablation!r} is not a with/without comparison; expected {one_of(list(ABLATIONS))}")
+        raise suite.refuse(
+            "ablation", f"{ablation!r} is not a with/without comparison; expected {one_of(list(ABLATIONS))}"
+        )
     partial = (top.opt_text("partialReason") or NO_REASON) if top.opt_flag("partial") else None
     cases = []
     seen: set[str] = set()

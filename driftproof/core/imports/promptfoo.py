@@ -87,7 +87,9 @@ def _draw(index: int, result: Fields) -> tuple[Draw, bool]:
         if first.startswith(PROMPTFOO_OUT_OF_TIME):
             lost = Draw(index=index, status=DrawStatus.LOST, lost_reason=f"not_run: {first}", source_outcome="not_run")
             return lost, True
-        return Draw(index=index, status=DrawStatus.LOST, lost_reason=errored(first), usage=usage, source_outcome="error"), False
+        return Draw(
+            index=index, status=DrawStatus.LOST, lost_reason=errored(first), usage=usage, source_outcome="error"
+        ), False
     score = result.number("score")
     if not 0.0 <= score <= 1.0:
         raise result.refuse("score", f"{score!r} is outside 0..1, the judge scale")
@@ -101,7 +103,9 @@ def _draw(index: int, result: Fields) -> tuple[Draw, bool]:
             checks.append(CheckResult(name=f"promptfoo.{kind}", kind=kind, passed=passed))
     success = result.opt_flag("success")
     outcome = None if success is None else ("pass" if success else "fail")
-    draw = Draw(index=index, status=DrawStatus.MEASURED, score=score, usage=usage, checks=checks, source_outcome=outcome)
+    draw = Draw(
+        index=index, status=DrawStatus.MEASURED, score=score, usage=usage, checks=checks, source_outcome=outcome
+    )
     return draw, False
 
 
@@ -160,7 +164,9 @@ def import_promptfoo(docs: Sequence[SourceDoc], written: Written) -> Receipt:
         written,
         harness=HARNESS,
         run=Run(
-            lane=Lane(provider=HARNESS, surface=Surface.NONE, model_requested=providers[0] if len(providers) == 1 else None),
+            lane=Lane(
+                provider=HARNESS, surface=Surface.NONE, model_requested=providers[0] if len(providers) == 1 else None
+            ),
             harness=Harness(name=HARNESS, version=version),
         ),
         skill=None,
