@@ -126,7 +126,9 @@ def _arm(case: Fields, key: str, runs_per_case: int, partial: str | None, instal
     types = {g.text("name"): g.opt_text("type") or "grader" for g in case.objs("graders", optional=True)}
     draws = [_draw(i, r, indicator, types, installed) for i, r in enumerate(runs)]
     draws += [
-        Draw(index=i, status=DrawStatus.LOST, lost_reason=not_run_partial(partial), source_outcome="not_run")
+        Draw(
+            index=i, status=DrawStatus.LOST, lost_reason=not_run_partial(partial or NO_REASON), source_outcome="not_run"
+        )
         for i in range(len(runs), runs_per_case)
     ]
     clean = [r for r in runs if r.opt_text("error") is None]
