@@ -198,6 +198,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
         files=tuple(Path(f) for f in args.files),
         out=Path(args.output) if args.output else None,
         skill=args.skill,
+        repository=args.repository,
+        commit=args.commit,
     )
     receipt, path = import_results(request)
     for line in import_lines(receipt, path):
@@ -422,12 +424,20 @@ def _add_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "files",
         nargs="+",
         metavar="FILE",
-        help="caliper: a full run and its --ablate run; skill-creator: benchmark.json",
+        help="caliper: a full run and its --ablate run; skill-creator: benchmark.json; plugin-eval: the --json result; "
+        "promptfoo: results.json; nvidia-card: BENCHMARK.md and/or benchmarks.json",
     )
     p.add_argument(
         "-o", "--output", metavar="RECEIPT", help="receipt path (default: .driftproof/import-KIND-STEM.json)"
     )
-    p.add_argument("--skill", metavar="NAME", help="caliper: the skill under test, when a single run installed several")
+    p.add_argument(
+        "--skill",
+        metavar="NAME",
+        help="caliper: the skill under test, when a single run installed several; nvidia-card: the skill to read "
+        "from benchmarks.json",
+    )
+    p.add_argument("--repository", metavar="OWNER/NAME", help="nvidia-card: the repository the files were read from")
+    p.add_argument("--commit", metavar="SHA", help="nvidia-card: the full commit sha the files were read at")
     p.set_defaults(handler=_cmd_import)
 
 

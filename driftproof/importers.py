@@ -9,6 +9,7 @@ digests recorded are of the bytes read: SHA-256, and git's blob sha1 for a file 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,6 +23,9 @@ from driftproof.core.fields import Refusal
 from driftproof.core.import_sentences import imported_line
 from driftproof.core.imports.caliper import import_caliper
 from driftproof.core.imports.common import SourceDoc, Written
+from driftproof.core.imports.nvidia_card import import_nvidia_card
+from driftproof.core.imports.plugin_eval import import_plugin_eval
+from driftproof.core.imports.promptfoo import import_promptfoo
 from driftproof.core.imports.skill_creator import import_skill_creator
 from driftproof.core.models import Receipt, Tool
 from driftproof.core.sentences import next_line, receipt_line
@@ -44,6 +48,8 @@ class ImportRequest:
     files: tuple[Path, ...]
     out: Path | None = None
     skill: str | None = None
+    repository: str | None = None
+    commit: str | None = None
 
 
 def read_bytes(path: Path) -> bytes:
@@ -74,6 +80,39 @@ def read_json_source(path: Path) -> SourceDoc:
     return SourceDoc(name=str(path), sha256=hashlib.sha256(raw).hexdigest(), data=data)
 
 
+def read_card_source(path: Path) -> SourceDoc:
+    """One source read at a commit (an NVIDIA card): bounded, its digests taken, git's blob sha1 among them; a
+    Markdown card is kept as its text, any other file parsed as JSON."""
+    raw = read_bytes(path)
+    if path.suffix.lower() == ".md":
+        try:
+            data: object = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    else:
+        data = load_json_bytes(raw, str(path), limits=IMPORT, error=InputError, what=WHAT)
+    return SourceDoc(str(path), hashlib.sha256(raw).hexdigest(), data, git_blob_sha1=git_blob_sha1(raw))
+
+
+REPOSITORY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9._-]+$")
+COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
+def read_at(request: ImportRequest) -> tuple[str, str]:
+    """The repository and commit an NVIDIA card was read at, as the user gave them, or a ``--flag: reason`` line."""
+    if request.repository is None or request.commit is None:
+        missing = "--repository" if request.repository is None else "--commit"
+        raise InputError(
+            f"{missing}: nvidia-card needs the repository and commit the files were read at "
+            "(--repository OWNER/NAME --commit SHA)"
+        )
+    if not REPOSITORY.match(request.repository):
+        raise InputError(f"--repository: expected OWNER/NAME, found {request.repository!r}")
+    if not COMMIT.match(request.commit):
+        raise InputError(f"--commit: expected the full 40-character lowercase hex sha, found {request.commit!r}")
+    return request.repository, request.commit
+
+
 Importer = Callable[[Sequence[SourceDoc], Written, ImportRequest], Receipt]
 
 
@@ -85,9 +124,25 @@ def _skill_creator(docs: Sequence[SourceDoc], written: Written, request: ImportR
     return import_skill_creator(docs, written)
 
 
+def _plugin_eval(docs: Sequence[SourceDoc], written: Written, request: ImportRequest) -> Receipt:
+    return import_plugin_eval(docs, written)
+
+
+def _promptfoo(docs: Sequence[SourceDoc], written: Written, request: ImportRequest) -> Receipt:
+    return import_promptfoo(docs, written)
+
+
+def _nvidia_card(docs: Sequence[SourceDoc], written: Written, request: ImportRequest) -> Receipt:
+    repository, commit = read_at(request)
+    return import_nvidia_card(docs, written, repository=repository, commit=commit, skill=request.skill)
+
+
 IMPORTERS: dict[ImportKind, Importer] = {
     ImportKind.CALIPER: _caliper,
     ImportKind.SKILL_CREATOR: _skill_creator,
+    ImportKind.PLUGIN_EVAL: _plugin_eval,
+    ImportKind.PROMPTFOO: _promptfoo,
+    ImportKind.NVIDIA_CARD: _nvidia_card,
 }
 
 
@@ -101,7 +156,11 @@ def convert(request: ImportRequest) -> Receipt:
     importer = IMPORTERS.get(request.kind)
     if importer is None:
         raise InputError(f"{request.kind}: this kind is not imported yet")
-    docs = [read_json_source(p) for p in request.files]
+    if request.kind == ImportKind.NVIDIA_CARD:
+        read_at(request)  # refused before any file is read
+        docs = [read_card_source(p) for p in request.files]
+    else:
+        docs = [read_json_source(p) for p in request.files]
     written = Written(Tool(name="driftproof", version=__version__), datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
     try:
         return importer(docs, written, request)

@@ -126,3 +126,89 @@ def test_default_output_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     shutil.copy(FULL, tmp_path / "full.json")
     assert main(["import", "caliper", "full.json", "--skill", "changelog-writer"]) == 0
     assert load_receipt(tmp_path / ".driftproof" / "import-caliper-full.json").source is not None
+
+
+IMPORTS = FIXTURES.parent
+NVIDIA_AT = ["--repository", "NVIDIA/skills", "--commit", "7149a886d50da8db72cdc1f20ff01cefeadfe6a9"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "first"),
+    [
+        (["promptfoo", str(IMPORTS / "promptfoo" / "results.json")], "imported promptfoo: 1 document, 3 cases, 3 lost"),
+        (
+            ["plugin-eval", str(IMPORTS / "plugin-eval" / "two-arm-partial.json")],
+            "imported claude-plugin-eval: 1 document, 2 cases, 4 lost draws",
+        ),
+        (
+            ["nvidia-card", str(IMPORTS / "nvidia-card" / "BENCHMARK.md"), *NVIDIA_AT],
+            "imported nvskills-eval: 1 document, 10 cases, 0 lost draws",
+        ),
+    ],
+)
+def test_the_new_kinds_import_and_read_no_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], first: str
+) -> None:
+    out = tmp_path / "r.json"
+    assert main(["import", *argv, "-o", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith(first)
+    assert main(["view", str(out), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "no_verdict"
+
+
+def test_regrade_refuses_an_nvidia_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "card.json"
+    assert (
+        main(["import", "nvidia-card", str(IMPORTS / "nvidia-card" / "BENCHMARK.md"), *NVIDIA_AT, "-o", str(out)]) == 0
+    )
+    receipt = load_receipt(out)
+    assert receipt.source is not None and receipt.source.documents[0].git_blob_sha1 == (
+        "07e8e6facea53bd77355adae2fd3a4cbc5f890a4"
+    )
+    capsys.readouterr()
+    archive = tmp_path / "answers.tar.gz"
+    archive.write_bytes(b"")
+    assert main(["regrade", str(out), "--answers", str(archive), "-o", str(tmp_path / "again.json")]) == 2
+    err = capsys.readouterr().err
+    assert "an aggregates-only receipt has no per-run score to grade again or plan draws from" in err
+    assert not (tmp_path / "again.json").exists()
+
+
+def test_a_promptfoo_file_with_no_arm_marker_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = IMPORTS / "promptfoo" / "results-unlabelled.json"
+    line = refused(capsys, tmp_path / "r.json", "promptfoo", str(src))
+    assert line.startswith(f"{src}: results.prompts: no prompt or provider is labelled 'with_skill'")
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ([], "--repository: nvidia-card needs the repository and commit the files were read at"),
+        (["--repository", "NVIDIA/skills"], "--commit: nvidia-card needs the repository and commit"),
+        (["--repository", "nvidia", "--commit", "0" * 40], "--repository: expected OWNER/NAME, found 'nvidia'"),
+        (["--repository", "NVIDIA/skills", "--commit", "7149a88"], "--commit: expected the full 40-character"),
+    ],
+)
+def test_nvidia_card_needs_the_repository_and_commit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], expected: str
+) -> None:
+    line = refused(capsys, tmp_path / "r.json", "nvidia-card", str(IMPORTS / "nvidia-card" / "BENCHMARK.md"), *extra)
+    assert line.startswith(expected)
+
+
+@pytest.mark.parametrize("kind", ["promptfoo", "plugin-eval", "nvidia-card"])
+def test_the_new_kinds_refuse_truncated_oversized_and_wrong_kind_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    at = NVIDIA_AT if kind == "nvidia-card" else []
+    cut = tmp_path / "cut.json"
+    cut.write_bytes((IMPORTS / "plugin-eval" / "two-arm-partial.json").read_bytes()[:3000])
+    assert refused(capsys, tmp_path / "r.json", kind, str(cut), *at).startswith(f"{cut}: not valid JSON at line ")
+    big = tmp_path / "big.json"
+    with big.open("wb") as f:
+        f.truncate(IMPORT.max_bytes + 1)
+    assert refused(capsys, tmp_path / "r.json", kind, str(big), *at) == (
+        f"{big}: too large: 67,108,865 bytes; an import source file holds at most 64 MiB"
+    )
+    line = refused(capsys, tmp_path / "r.json", kind, str(FULL), *at)
+    assert line.startswith(f"{FULL}: ") and "this looks like a caliper file; use `driftproof import caliper`" in line

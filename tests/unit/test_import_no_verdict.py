@@ -135,3 +135,37 @@ def test_no_imported_skill_creator_receipt_yields_a_verdict(passed_totals: list[
             passed=passed, failed=extra, total=total, pass_rate=round(passed / total, 4) if total else 0
         )
     assert_no_verdict_anywhere(import_skill_creator([SourceDoc("benchmark.json", "3" * 64, data)], WRITTEN))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.5, 1.0, None]), min_size=18, max_size=18))
+def test_no_imported_promptfoo_receipt_yields_a_verdict(scores: list[float | None]) -> None:
+    from driftproof.core.imports.promptfoo import import_promptfoo
+
+    data = json.loads((FIXTURES.parent / "promptfoo" / "results.json").read_text(encoding="utf-8"))
+    for result, score in zip(data["results"]["results"], scores, strict=True):
+        result["failureReason"], result["score"] = (2, 0) if score is None else (0, score)
+    assert_no_verdict_anywhere(import_promptfoo([SourceDoc("results.json", "4" * 64, data)], WRITTEN))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.5, 1.0, None]), min_size=9, max_size=9))
+def test_no_imported_plugin_eval_receipt_yields_a_verdict(scores: list[float | None]) -> None:
+    from driftproof.core.imports.plugin_eval import import_plugin_eval
+
+    data = json.loads((FIXTURES.parent / "plugin-eval" / "two-arm-partial.json").read_text(encoding="utf-8"))
+    runs = [r for c in data["cases"] for arm in ("with", "without") for r in c["arms"][arm]]
+    for run, score in zip(runs, scores, strict=True):
+        run["error"], run["score"] = ("boom", 0) if score is None else (None, score)
+    assert_no_verdict_anywhere(import_plugin_eval([SourceDoc("result.json", "5" * 64, data)], WRITTEN))
+
+
+def test_the_real_nvidia_card_yields_no_verdict_anywhere() -> None:
+    from driftproof.core.imports.nvidia_card import import_nvidia_card
+
+    card = (FIXTURES.parent / "nvidia-card" / "BENCHMARK.md").read_text(encoding="utf-8")
+    imported = import_nvidia_card(
+        [SourceDoc("BENCHMARK.md", "6" * 64, card)], WRITTEN, repository="NVIDIA/skills", commit="7" * 40
+    )
+    assert read_receipt(imported).lift is None
+    assert_no_verdict_anywhere(imported)
