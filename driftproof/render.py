@@ -49,7 +49,14 @@ from driftproof.markdown import (
     status_text,
     verdict_text,
 )
-from driftproof.report_lines import baseline_line, diff_lead, not_run_lines, receipt_facts, view_lead
+from driftproof.report_lines import (
+    baseline_line,
+    diff_lead,
+    not_run_lines,
+    receipt_facts,
+    source_lines,
+    view_lead,
+)
 from driftproof.resources import data_dir
 
 __all__ = [
@@ -133,6 +140,7 @@ def render_view(
             breakdown=breakdown,
             fired=any(a.skill_fired is not None for c in reading.cases for a in (c.with_skill, c.baseline)),
             not_run=not_run_lines([("receipt", reading.not_run)]),
+            source=source_lines(receipt),
             src_with=_sources(c.with_skill for c in reading.cases),
             src_base=_sources(c.baseline for c in reading.cases),
             legend=_legend(s for c in reading.cases for s in (c.with_skill.band_source, c.baseline.band_source)),

@@ -14,6 +14,7 @@ from typing import Any
 
 from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffCase, DiffResult
+from driftproof.core.import_sentences import IMPORTED_FROM, PRINTED_FIGURES
 from driftproof.core.models import Receipt
 from driftproof.core.reading import CALLS, NotRun, ReceiptReading, no_verdict
 from driftproof.core.regrade import regrade_line
@@ -190,3 +191,42 @@ def receipt_facts(receipt: Receipt) -> dict[str, Any]:
         "judged_counted": overhead.judged_draws_counted,
         "judged_missing": overhead.judged_draws_missing_usage,
     }
+
+
+SOURCE_LINES_CAP = 60
+"""The most lines of an import's printed figures a report shows (the receipt keeps them all)."""
+
+
+def _printed(value: Any) -> str:
+    """A printed figure as one line: a mapping's items joined, anything else as it stands."""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {_printed(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "; ".join(_printed(v) for v in value)
+    return str(value)
+
+
+def source_lines(receipt: Receipt) -> list[str]:
+    """What an import came from and what it did not record, then the figures its source printed (plain text)."""
+    source = receipt.source
+    if source is None:
+        return []
+    version = source.version or "version unknown"
+    lines = [f"{IMPORTED_FROM} {source.harness or 'an unnamed tool'} ({version})"]
+    where = f" at {source.repository}@{source.commit[:12]}" if source.repository and source.commit else ""
+    for doc in source.documents:
+        blob = f", git blob {doc.git_blob_sha1[:12]}" if doc.git_blob_sha1 else ""
+        lines.append(f"document {doc.name}{where} (sha256 {doc.sha256[:12]}{blob})")
+    lines += [f"not recorded: {item}" for item in source.unknown]
+    figures = [
+        f"{name}: {_printed(row)}"
+        for name, block in (receipt.source_figures or {}).items()
+        for row in (block.values() if isinstance(block, Mapping) else [block])
+        for row in (row if isinstance(row, list) else [row])
+    ]
+    if figures:
+        lines.append(PRINTED_FIGURES)
+        lines += figures[:SOURCE_LINES_CAP]
+        if len(figures) > SOURCE_LINES_CAP:
+            lines.append(f"… {len(figures) - SOURCE_LINES_CAP} more in the receipt's source_figures")
+    return lines

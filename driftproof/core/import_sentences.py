@@ -230,3 +230,9 @@ def execution_errors(errors: int) -> str:
     ('2 execution errors', '0 execution errors')
     """
     return f"{errors} execution error{'' if errors == 1 else 's'}"
+
+
+IMPORTED_FROM = "imported from"
+"""Opens the view's lines on where an import came from."""
+PRINTED_FIGURES = "figures as the source printed them (never read as scores):"
+"""Heads an aggregates-only import's printed figures in the view."""

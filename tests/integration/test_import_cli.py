@@ -212,3 +212,30 @@ def test_the_new_kinds_refuse_truncated_oversized_and_wrong_kind_files(
     )
     line = refused(capsys, tmp_path / "r.json", kind, str(FULL), *at)
     assert line.startswith(f"{FULL}: ") and "this looks like a caliper file; use `driftproof import caliper`" in line
+
+
+def test_view_says_where_an_import_came_from_and_shows_the_printed_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "card.json"
+    card = IMPORTS / "nvidia-card" / "BENCHMARK.md"
+    assert main(["import", "nvidia-card", str(card), *NVIDIA_AT, "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["view", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "**Where it came from**" in text and "- imported from nvskills-eval (version unknown)" in text
+    assert "git blob 07e8e6facea5" in text and "- not recorded: the baseline's own score" in text
+    assert "- figures as the source printed them (never read as scores):" in text
+    # the card's cell exactly as printed: a score and an uplift with no unit, no baseline worked out
+    assert "agent claude-code, dimension Correctness, num 1, printed 100% (+70%)" in text
+
+
+def test_a_measured_receipt_has_no_source_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run.json"
+    assert (
+        main(["run", str(ROOT / "examples" / "commit-writer" / "suite.yaml"), "--provider", "stub", "-o", str(out)])
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["view", str(out)]) == 0
+    assert "Where it came from" not in capsys.readouterr().out
