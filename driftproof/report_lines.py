@@ -127,14 +127,16 @@ def baseline_line(standing: BaselineStanding, label: str, seal: str, escape: Cal
 def carried_line(
     receipt: Receipt, label: str, source: Receipt | None = None, escape: Callable[[str], str] = md
 ) -> str | None:
-    """"baseline carried from main (<sha>) …" when ``receipt`` carried baseline draws, else ``None``. ``label``
+    """ "baseline carried from main (<sha>) …" when ``receipt`` carried baseline draws, else ``None``. ``label``
     names the source: when ``source`` is given and is not the receipt carried from, it is "another receipt"."""
     summary = carried_summary(receipt)
     if summary is None:
         return None
     if source is not None and source.seal.sha256 != summary.source:
         label = "another receipt"
-    return baseline_carried(escape(label), summary.source[:12], summary.cases, summary.of, summary.reused, summary.drawn)
+    return baseline_carried(
+        escape(label), summary.source[:12], summary.cases, summary.of, summary.reused, summary.drawn
+    )
 
 
 def not_run_lines(sides: Sequence[tuple[str, NotRun]]) -> list[str]:

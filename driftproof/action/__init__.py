@@ -40,6 +40,7 @@ from driftproof.action.workflow import (
     write_outputs,
 )
 from driftproof.atomic import write_text
+from driftproof.core.carry_sentences import TITLE_PROMOTED
 from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
 from driftproof.core.models import Receipt
@@ -65,7 +66,6 @@ from driftproof.core.sentences import (
     summary_not_written,
 )
 from driftproof.core.stale import BaselineStanding, baseline_standing
-from driftproof.core.carry_sentences import TITLE_PROMOTED
 from driftproof.core.stale_sentences import TITLE_BASELINE
 from driftproof.core.words import FailOn
 from driftproof.credentials import redact

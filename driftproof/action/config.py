@@ -95,7 +95,7 @@ class ActionConfig(BaseModel):
             comment=_boolean("comment", get("comment", "true")),
             carry_baseline=_boolean("carry-baseline", get("carry-baseline", "true")),
             as_reference=_boolean("as-reference", get("as-reference", "false")),
-            promote=_relative_path("promote", p) if (p := get("promote")) else None,
+            promote=_relative_path("promote", given) if (given := get("promote")) else None,
             github_token=SecretStr(get("github-token") or environ.get("GITHUB_TOKEN", "").strip()),
             badge_path=_relative_path("badge-path", get("badge-path", DEFAULTS.badge_path)),
             workspace=Path(environ.get("GITHUB_WORKSPACE") or "."),

@@ -58,8 +58,10 @@ def carry_stale_cases(count: int, of: int, reason: str) -> str:
 def promoted(seal: str, source: str) -> str:
     """The store job's line when it promotes the pull request's last receipt instead of drawing again.
 
-    >>> promoted("5f2c0e1d9a3b", ".driftproof/pr/receipt.new.json")
-    "promoted the pull request's receipt (5f2c0e1d9a3b) from .driftproof/pr/receipt.new.json: the merge commit's skill, suite and settings hash to what it recorded; nothing drawn"
+    >>> for part in promoted("5f2c0e1d9a3b", "pr.json").split(": "):
+    ...     print(part)
+    promoted the pull request's receipt (5f2c0e1d9a3b) from pr.json
+    the merge commit's skill, suite and settings hash to what it recorded; nothing drawn
     """
     return (
         f"promoted the pull request's receipt ({seal}) from {source}: the merge commit's skill, suite and settings "

@@ -41,7 +41,9 @@ def main_receipt(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 def _pr(tmp_path: Path, reference: Path, *extra: str) -> tuple[dict[str, Any], str]:
     out = tmp_path / "pr.json"
     (tmp_path / "SKILL.md").write_text("# Skill\nWrite well, and briefly.\n", encoding="utf-8")  # only the skill
-    assert main(["run", str(tmp_path / "suite.yaml"), *FAST, "--reference", str(reference), "-o", str(out), *extra]) == 0
+    assert (
+        main(["run", str(tmp_path / "suite.yaml"), *FAST, "--reference", str(reference), "-o", str(out), *extra]) == 0
+    )
     return json.loads(out.read_text(encoding="utf-8")), str(out)
 
 
@@ -62,7 +64,9 @@ def test_a_skill_only_pr_carries_every_baseline_arm_and_draws_only_the_with_skil
             {k: v for k, v in d.model_dump(mode="json").items() if k != "carried_from"} for d in old.baseline.draws
         ]
         assert all(d["carried_from"] is None for d in case["with_skill"]["draws"])
-    assert f"driftproof: carry: baseline carried from {main_receipt} ({seal[:12]}) for 2 of 2 cases (6 draws)" in err.err
+    assert (
+        f"driftproof: carry: baseline carried from {main_receipt} ({seal[:12]}) for 2 of 2 cases (6 draws)" in err.err
+    )
     # 2 cases × 2 arms × 3 draws, less the 2 carried arms' 3 draws, × 2 calls = 12
     assert "plan: 2 cases × 2 arms (2 baseline carried) × 3 to 3 draws" in err.err
     assert "at least 12, at most 12 calls" in err.err
