@@ -10,6 +10,7 @@ from driftproof import judge as judge_module
 from driftproof._version import __version__
 from driftproof.core import economics
 from driftproof.core.build import arm_of
+from driftproof.core.carry import own
 from driftproof.core.economics import sum_usage
 from driftproof.core.models import (
     Arm,
@@ -69,17 +70,13 @@ class RunContext:
 
 def verification(runner: Runner, ctx: RunContext) -> tuple[Verification, str | None]:
     """The run's level (`core.verification.verify`) over every judge sample that returned a reply."""
-    returned = [
-        s
-        for case in runner.results
-        for arm in ARMS
-        for r in case[arm].values()
-        for s in r.draw.judge_samples
-        if s.returned is not False
-    ]
+    draws = [r.draw for case in runner.results for arm in ARMS for r in case[arm].values()]
+    returned = [s for d in own(draws) for s in d.judge_samples if s.returned is not False]
+    carried = sum(s.returned is not False for d in draws if d.carried_from is not None for s in d.judge_samples)
     problems = [sample_identity(ctx.judge_model, s) for s in returned]
     first = next((p for p in problems if p is not None), None)
-    return verify(ctx.preset, ctx.lane.provider, ctx.judge.provider, [p is None for p in problems], first)
+    matched = [p is None for p in problems]
+    return verify(ctx.preset, ctx.lane.provider, ctx.judge.provider, matched, first, carried=carried)
 
 
 def _arm(runner: Runner, ci: int, arm: str) -> Arm:
@@ -236,5 +233,6 @@ def _case(runner: Runner, ci: int, arms: dict[str, Arm]) -> Case:
 
 
 def arms_usage(arms: dict[int, dict[str, Arm]], arm: str) -> Usage:
-    """Generation usage of one arm over every case."""
-    return sum_usage([per[arm].usage for per in arms.values()])
+    """Generation usage of one arm over every case: the draws this run made (a carried draw cost this run
+    nothing; its usage stays on the draw, as its source recorded it)."""
+    return sum_usage([d.usage for per in arms.values() for d in own(per[arm].draws)])

@@ -165,6 +165,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         keep_transcripts=args.keep_transcripts,
         price_table=Path(args.price_table) if args.price_table else None,
         reference=Path(args.reference) if args.reference else None,
+        carry_baseline=args.carry_baseline,
     )
     outcome = run_suite(request)
     if args.quick:
@@ -349,6 +350,13 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--as-reference",
         action="store_true",
         help="draw to the deeper rule of a stored reference receipt (at least 12 draws per arm), as the store job does",
+    )
+    p.add_argument(
+        "--carry-baseline",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="with --reference: reuse its baseline arms where `driftproof stale` says they stand (the default); "
+        "--no-carry-baseline draws them",
     )
     p.add_argument("--quick", action="store_true", help="smoke run: first case, 2 draws, 2 samples; no verdict")
     p.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")

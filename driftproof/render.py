@@ -51,6 +51,7 @@ from driftproof.markdown import (
 )
 from driftproof.report_lines import (
     baseline_line,
+    carried_line,
     diff_lead,
     not_run_lines,
     receipt_facts,
@@ -186,6 +187,7 @@ def render_diff(
             before_label=before_label,
             after_label=after_label,
             baseline=baseline_line(baseline, before_label, before.seal.sha256) if baseline else None,
+            carried=carried_line(after, before_label, before),
             src_before=_sources(c.before for c in cases),
             src_after=_sources(c.after for c in cases),
             legend=_legend(s for c in cases for s in (c.before.band_source, c.after.band_source)),
@@ -245,5 +247,6 @@ def render_summary(
             facts=receipt_facts(after),
             paths=dict(paths or {}),
             baseline=baseline_line(baseline, before_label, before.seal.sha256) if baseline and before else None,
+            carried=carried_line(after, before_label, before),
         )
     )

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from driftproof.core.carry import carried_summary
+from driftproof.core.carry_sentences import baseline_carried
 from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffCase, DiffResult
 from driftproof.core.import_sentences import IMPORTED_FROM, PRINTED_FIGURES
@@ -33,7 +35,7 @@ from driftproof.core.stale_sentences import baseline_stale, baseline_stands
 from driftproof.core.words import CaseVerdict, Status
 from driftproof.markdown import code, md
 
-__all__ = ["LIST_CAP", "baseline_line", "diff_lead", "not_run_lines", "receipt_facts", "view_lead"]
+__all__ = ["LIST_CAP", "baseline_line", "carried_line", "diff_lead", "not_run_lines", "receipt_facts", "view_lead"]
 
 #: How many called cases the first line names per direction before "and N more".
 LIST_CAP = 3
@@ -120,6 +122,21 @@ def baseline_line(standing: BaselineStanding, label: str, seal: str, escape: Cal
     reasons = [escape(reason) for reason in standing.reasons]
     return baseline_stale(
         escape(label), seal[:12], standing.rerun, standing.regrade, standing.cases, reasons, standing.more
+    )
+
+
+def carried_line(
+    receipt: Receipt, label: str, source: Receipt | None = None, escape: Callable[[str], str] = md
+) -> str | None:
+    """ "baseline carried from main (<sha>) …" when ``receipt`` carried baseline draws, else ``None``. ``label``
+    names the source: when ``source`` is given and is not the receipt carried from, it is "another receipt"."""
+    summary = carried_summary(receipt)
+    if summary is None:
+        return None
+    if source is not None and source.seal.sha256 != summary.source:
+        label = "another receipt"
+    return baseline_carried(
+        escape(label), summary.source[:12], summary.cases, summary.of, summary.reused, summary.drawn
     )
 
 

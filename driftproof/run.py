@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from driftproof.assemble import RunContext, build_receipt
+from driftproof.carry import NONE, Carry, RunFacts, carry_for
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.models import Price, Receipt
 from driftproof.core.seal import sha256_text
@@ -25,7 +26,7 @@ from driftproof.journal import Journal, run_fingerprint
 from driftproof.lanes.base import Lane
 from driftproof.prices import price_for
 from driftproof.progress import make_progress
-from driftproof.receipts import write_receipt
+from driftproof.receipts import load_receipt, write_receipt
 from driftproof.reference import Reference, reference_for
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS, Runner, RunOptions
 from driftproof.safe_text import printable
@@ -61,6 +62,11 @@ class RunRequest:
     """The receipt this run will be diffed against (its with-skill arms): a file, or a receipt already read."""
     as_reference: bool = False
     """Draw to the deeper rule of a stored reference receipt (the default branch's)."""
+    carry_baseline: bool = True
+    """With ``reference``: reuse its baseline arms where ``driftproof stale`` says they stand for this run
+    (``--no-carry-baseline`` draws them)."""
+    reference_label: str | None = None
+    """How reports name the reference (the Action: the default branch); ``None``: its path."""
     quick: bool = False
     resume: bool = False
     keep_transcripts: bool = False
@@ -78,6 +84,8 @@ class RunOutcome:
     path: Path
     runner: Runner
     suite: Suite
+    carry: Carry = NONE
+    """What the run carried from its reference."""
 
 
 @dataclass(frozen=True)
@@ -100,13 +108,16 @@ class Counts:
         """cases × 2 arms × max draws × (1 answer + judge samples): the most calls the run can make."""
         return cases * len(ARMS) * self.max_draws * (1 + self.judge_samples)
 
-    def plan_line(self, cases: int) -> str:
-        """Printed before the first call, so a run's cost is visible before it is spent."""
-        low = cases * len(ARMS) * self.draws * (1 + self.judge_samples)
+    def plan_line(self, cases: int, carried: tuple[int, ...] = ()) -> str:
+        """Printed before the first call, so a run's cost is visible before it is spent. ``carried``: the draws
+        of each carried baseline arm, which are not drawn again (only up to ``max_draws`` beyond them)."""
+        per_draw = 1 + self.judge_samples
+        low = (cases * len(ARMS) * self.draws - sum(min(n, self.draws) for n in carried)) * per_draw
+        high = self.worst_case_calls(cases) - sum(min(n, self.max_draws) for n in carried) * per_draw
+        arms = f"{len(ARMS)} arms ({len(carried)} baseline carried)" if carried else f"{len(ARMS)} arms"
         return (
-            f"plan: {cases} case{'' if cases == 1 else 's'} × {len(ARMS)} arms × {self.draws} to {self.max_draws} "
-            f"draws × (1 answer + {self.judge_samples} judge samples): at least {low}, at most "
-            f"{self.worst_case_calls(cases)} calls"
+            f"plan: {cases} case{'' if cases == 1 else 's'} × {arms} × {self.draws} to {self.max_draws} "
+            f"draws × (1 answer + {self.judge_samples} judge samples): at least {low}, at most {high} calls"
         )
 
 
@@ -266,7 +277,7 @@ def run_suite(
         plan.journal,
         progress_stream,
         log_answer,
-        plan.reference.lines,
+        (*plan.reference.lines, *plan.carry.lines),
     )
     archive = _transcripts(runner, out) if request.keep_transcripts else None
     ctx = RunContext(
@@ -291,7 +302,7 @@ def run_suite(
     receipt = build_receipt(runner, ctx)
     write_receipt(receipt, out, beside=archive[0] if archive else None)  # both, or neither
     plan.journal.close(remove=True)
-    return RunOutcome(receipt, out, runner, suite)
+    return RunOutcome(receipt, out, runner, suite, plan.carry)
 
 
 @dataclass(frozen=True)
@@ -299,6 +310,7 @@ class _Plan:
     """What a run settles before its first call, once its lanes exist."""
 
     reference: Reference
+    carry: Carry
     price: Price | None
     options: RunOptions
     journal: Journal
@@ -316,7 +328,13 @@ def _plan(
     """The reference drawn against, the judge's price, the runner's options and the journal (fingerprinted)."""
     lane, judge, judge_model = lanes
     rule = counts.stopping_rule()
-    reference = reference_for(request.reference, suite, lane.provider, judge.provider, judge_model)
+    source = _reference_receipt(request.reference)
+    reference = reference_for(source, suite, lane.provider, judge.provider, judge_model)
+    carry = NONE
+    if source is not None and request.carry_baseline:
+        facts = RunFacts(request.model, request.capture, request.delivery, rule.describe(), counts.judge_samples)
+        label = request.reference_label or str(request.reference if isinstance(request.reference, Path) else "")
+        carry = carry_for(source, suite, skill_text, lanes, facts, label or "the reference")
     if reference.arms and rule.max_draws < rule.call_min:
         reference = replace(
             reference,
@@ -336,6 +354,7 @@ def _plan(
         capture=request.capture,
         max_consecutive_failures=max_failures,
         reference=reference.arms or None,
+        carried=carry.draws or None,
     )
     fingerprint = run_fingerprint(
         {
@@ -351,9 +370,17 @@ def _plan(
             "preset": counts.preset,
             "script": str(request.script) if request.script else None,
             **({"reference": reference.sha256} if reference.sha256 else {}),
+            **({"carried": [carry.sha256, sorted(carry.draws)]} if carry.draws else {}),
         }
     )
-    return _Plan(reference, price, options, _journal_for(request, out, fingerprint))
+    return _Plan(reference, carry, price, options, _journal_for(request, out, fingerprint))
+
+
+def _reference_receipt(source: Path | Receipt | None) -> Receipt | None:
+    """The reference receipt, read once (its seal checked); a file that is not one is a `ReceiptError`."""
+    if source is None or isinstance(source, Receipt):
+        return source
+    return load_receipt(source, read_restamped_smoke=True)
 
 
 def options_timeout(request: RunRequest, lane: Lane) -> float | None:
@@ -380,7 +407,8 @@ def _draw(
     stream = progress_stream if progress_stream is not None else sys.stderr
     for line in (*notice_lines(suite), *said):  # what is not run, what the reference does: before any call
         print(printable(line), file=stream, flush=True)
-    print(counts.plan_line(len(suite.cases)), file=stream, flush=True)
+    carried = tuple(len(draws) for draws in (options.carried or {}).values())
+    print(counts.plan_line(len(suite.cases), carried), file=stream, flush=True)
     label = f"{suite.name} · {lane.provider}/{request.model or lane.default_model() or 'default'} ({lane.surface})"
     progress = make_progress(label, len(suite.cases) * len(ARMS) * counts.draws * (1 + counts.judge_samples), stream)
     runner = Runner(suite, skill_text, lane, judge, options, progress=progress, log_answer=log_answer)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +20,7 @@ from typing import Any
 from driftproof.answers import Finished, answer_record, judge_sample, judged_answer, lost_answer
 from driftproof.core.compare import ArmEvidence
 from driftproof.core.defaults import DEFAULTS
+from driftproof.core.models import Draw
 from driftproof.core.rounds import CaseDraws, arm_draws, next_draws
 from driftproof.core.stopping import StoppingRule
 from driftproof.core.words import ArmName, Capture
@@ -70,6 +71,9 @@ class RunOptions:
     """Calls that may fail in a row (after their retries) before the run stops; 0 never stops."""
     reference: Mapping[str, ArmEvidence] | None = None
     """By case id, the reference receipt's with-skill arm the stopping rule settles this run against."""
+    carried: Mapping[str, Sequence[Draw]] | None = None
+    """By case id, the baseline draws carried from the reference (`core.carry`): fixed draws of the arm, never
+    drawn, journaled or judged again; the stopping rule draws only what it wants beyond them."""
 
 
 @dataclass(slots=True)
@@ -286,7 +290,11 @@ class Runner:
 
     # -- rounds ------------------------------------------------------------------------------------
     def _start_case(self, pool: ThreadPoolExecutor, futures: Futures, ci: int, restored: Restored | None) -> None:
-        """Start case ``ci``: afresh, or from the journal, finishing the round it was in before asking for more."""
+        """Start case ``ci``: afresh, or from the journal, finishing the round it was in before asking for more.
+        Carried baseline draws come first, in either case: a resumed run does not draw again what they hold."""
+        for draw in (self.options.carried or {}).get(self.suite.cases[ci].id, ()):
+            # a lost draw the source replaced reads as lost to a failed call, so R-6 reads the arm as it did there
+            self.results[ci]["baseline"][draw.index] = DrawResult(draw, None, [], False, bool(draw.replaced))
         if restored is None:
             self._next_round(pool, futures, ci)
             return
@@ -294,7 +302,7 @@ class Runner:
             self.results[ci][arm][index] = result
             self.tally.lost += result.draw.score is None
         waiting = restored.waiting.get(ci, {})
-        redraw = [(arm, index) for arm in ARMS for index in restored.to_draw(ci, arm)]
+        redraw = [(arm, i) for arm in ARMS for i in restored.to_draw(ci, arm) if i not in self.results[ci][arm]]
         self._outstanding[ci] = len(waiting) + len(redraw)
         if not self._outstanding[ci]:
             self._next_round(pool, futures, ci)

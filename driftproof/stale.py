@@ -12,18 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from driftproof.assemble import judge_setting
 from driftproof.core import stale_sentences
 from driftproof.core.models import Receipt
-from driftproof.core.seal import sha256_text
-from driftproof.core.stale import CaseToday, StaleReport, Today, stale
+from driftproof.core.stale import StaleReport, Today, stale
 from driftproof.core.words import Provider
 from driftproof.errors import InputError
-from driftproof.judge import rubric_hash
 from driftproof.receipts import load_receipt
 from driftproof.run import RunRequest, make_lanes, resolve_counts
 from driftproof.safe_text import printable
 from driftproof.suite import load_suite, read_skill
+from driftproof.today import today_of
 
 
 def _recorded_path(given: Path | None, recorded: str | None, receipt_path: Path, field: str, flag: str) -> Path:
@@ -40,37 +38,22 @@ def gather_today(request: RunRequest, receipt: Receipt) -> Today:
     counts = resolve_counts(request)
     suite = load_suite(request.suite)
     _, skill_text = read_skill(request.skill, suite)
-    recorded_template = receipt.judge.template_sha256 if receipt.judge else None
-    cases = tuple(
-        CaseToday(
-            id=case.id,
-            prompt_sha256=sha256_text(case.prompt),
-            rubric_sha256=rubric_hash(case),
-            rubric_sha256_recorded_template=rubric_hash(case, recorded_template) if recorded_template else None,
-        )
-        for case in suite.cases
-    )
-    lane, judge, judge_model = make_lanes(request)
+    lanes = make_lanes(request)
     try:
-        return Today(
-            provider=lane.provider,
-            surface=lane.surface,
-            model_requested=request.model or lane.default_model(),
-            base_url=lane.base_url(),
-            harness=lane.harness(),
+        return today_of(
+            receipt,
+            suite,
+            skill_text,
+            lanes,
+            model=request.model,
             capture=request.capture,
             delivery=request.delivery,
-            sampling=lane.sampling(),
-            skill_sha256=sha256_text(skill_text),
-            suite_sha256=suite.sha256,
             stopping_rule=counts.stopping_rule().describe(),
-            judge=judge_setting(judge, judge_model),
             judge_samples=counts.judge_samples,
-            cases=cases,
         )
     finally:
-        lane.close()
-        judge.close()
+        lanes[0].close()
+        lanes[1].close()
 
 
 def stale_against(receipt: Receipt, request: RunRequest) -> StaleReport:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from driftproof.core.carry import carried_summary
 from driftproof.core.decision import decide, signed_or_na
 from driftproof.core.reading import read_receipt
 from driftproof.core.regrade import regrade_line
@@ -18,6 +19,7 @@ from driftproof.core.sentences import (
 )
 from driftproof.core.words import CaseVerdict
 from driftproof.regrade import RegradeOutcome
+from driftproof.report_lines import carried_line
 from driftproof.run import RunOutcome
 from driftproof.safe_text import printable
 
@@ -43,6 +45,8 @@ def print_run_summary(outcome: RunOutcome) -> None:
         parts = [f"{n} {VERDICT_WORDS[v]}" for v, n in counts.items() if n]
         needed = decide(reading, None).needed.words  # what the Action's draws-needed output says, in prose
         _say("        " + " · ".join(parts) + (f" ({needed})" if needed else ""))
+    if carried_summary(receipt) is not None:
+        _say(f"        {carried_line(receipt, outcome.carry.label, escape=str)}")
     _say(receipt_line(str(outcome.path), receipt.verification, receipt.seal.sha256[:12]))
     _say(next_line(str(outcome.path)))
 

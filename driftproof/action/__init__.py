@@ -27,6 +27,7 @@ from driftproof.action.activity import Activity, decide_activity
 from driftproof.action.baseline import ensure_safe_directory, read_default_branch_file
 from driftproof.action.config import ActionConfig
 from driftproof.action.github import Event, GitHubClient
+from driftproof.action.promote import promote
 from driftproof.action.workflow import (
     add_mask,
     append_summary,
@@ -39,6 +40,7 @@ from driftproof.action.workflow import (
     write_outputs,
 )
 from driftproof.atomic import write_text
+from driftproof.core.carry_sentences import TITLE_PROMOTED
 from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
 from driftproof.core.models import Receipt
@@ -205,9 +207,11 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
             raise GitHubError("the event payload names no default branch to read the stored receipt from")
         before = _baseline(ctx, branch, client)
     labels = (branch or "default branch", "this PR" if event.is_pull_request else "this run")
-    request = _request(ctx, files, before, as_reference=activity == Activity.STORE_RECEIPT)
+    store = activity == Activity.STORE_RECEIPT
+    request = _request(ctx, files, before, as_reference=store or config.as_reference, label=labels[0])
     standing = _standing(ctx, before, request, labels[0]) if before is not None else None
-    receipt = _run_suite(ctx, request)
+    promoted = _promoted(ctx, request) if store and config.promote else None
+    receipt = promoted or _run_suite(ctx, request)
     reading = read_receipt(receipt)
     result = diff(before, receipt, readings=(read_receipt(before), reading)) if before is not None else None
     decision = decide(reading, result, baseline_stands=standing.stands if standing is not None else None)
@@ -254,7 +258,9 @@ def _path(config: ActionConfig, relative: str) -> Path:
     return config.in_workspace(relative)
 
 
-def _request(ctx: _Ctx, files: _Files, reference: Receipt | None, *, as_reference: bool) -> RunRequest:
+def _request(
+    ctx: _Ctx, files: _Files, reference: Receipt | None, *, as_reference: bool, label: str | None = None
+) -> RunRequest:
     """The run the Action's inputs ask for.
 
     On a pull request the run is drawn against the default branch's receipt (``reference``); on a push to the
@@ -280,6 +286,8 @@ def _request(ctx: _Ctx, files: _Files, reference: Receipt | None, *, as_referenc
         judge_base_url=config.judge_base_url,
         reference=reference,
         as_reference=as_reference,
+        carry_baseline=config.carry_baseline,
+        reference_label=label,
         environ=dict(ctx.environ),
     )
 
@@ -291,6 +299,16 @@ def _standing(ctx: _Ctx, before: Receipt, request: RunRequest, label: str) -> Ba
     line = baseline_line(standing, label, before.seal.sha256, escape=printable)
     notice(redact(line, ctx.secrets), title=TITLE_BASELINE, stream=ctx.out)
     return standing
+
+
+def _promoted(ctx: _Ctx, request: RunRequest) -> Receipt | None:
+    """Pay once per merge: the PR's last receipt (``promote``) written as the stored one, when it measured exactly
+    this run; ``None`` (the store job draws) otherwise. Either way one notice says which, and why."""
+    shown = ctx.config.promote or ""
+    out = request.out or ctx.config.in_workspace(ctx.config.receipt_path)
+    result = promote(ctx.config.in_workspace(shown), shown, request, out, ctx.environ.get("GITHUB_SHA") or None)
+    notice(redact(printable(result.line), ctx.secrets), title=TITLE_PROMOTED, stream=ctx.out)
+    return result.receipt
 
 
 def _run_suite(ctx: _Ctx, request: RunRequest) -> Receipt:

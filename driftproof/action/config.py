@@ -50,6 +50,9 @@ class ActionConfig(BaseModel):
     judge_base_url: str | None = Field(description="Endpoint of the judge; None: the SDK's environment.")
     fail_on: FailOn = Field(description="When the Action exits non-zero.")
     comment: bool = Field(description="Post the sticky PR comment.")
+    carry_baseline: bool = Field(description="On a PR, reuse the stored receipt's baseline arms that stand.")
+    as_reference: bool = Field(description="Draw a PR's receipt to the reference rule, so a merge can promote it.")
+    promote: str | None = Field(description="On a push, the PR's last receipt to promote instead of drawing.")
     github_token: SecretStr = Field(repr=False, description="Token for the REST API; never printed.")
     badge_path: str = Field(description="Where the shields.io endpoint JSON is written.")
     workspace: Path = Field(description="GITHUB_WORKSPACE, the checked-out repository.")
@@ -90,6 +93,9 @@ class ActionConfig(BaseModel):
             judge_base_url=_url("input 'judge-base-url'", u) if (u := get("judge-base-url")) else None,
             fail_on=_choice("fail-on", get("fail-on", DEFAULTS.action_fail_on), FailOn),
             comment=_boolean("comment", get("comment", "true")),
+            carry_baseline=_boolean("carry-baseline", get("carry-baseline", "true")),
+            as_reference=_boolean("as-reference", get("as-reference", "false")),
+            promote=_relative_path("promote", given) if (given := get("promote")) else None,
             github_token=SecretStr(get("github-token") or environ.get("GITHUB_TOKEN", "").strip()),
             badge_path=_relative_path("badge-path", get("badge-path", DEFAULTS.badge_path)),
             workspace=Path(environ.get("GITHUB_WORKSPACE") or "."),

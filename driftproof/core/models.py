@@ -22,6 +22,7 @@ from driftproof.core.model_base import Score as Score
 from driftproof.core.model_base import Sha256 as Sha256
 from driftproof.core.provenance import CarriedDraw as CarriedDraw
 from driftproof.core.provenance import Judge as Judge
+from driftproof.core.provenance import Promotion as Promotion
 from driftproof.core.provenance import Regrade as Regrade
 from driftproof.core.provenance import RegradeCalls as RegradeCalls
 from driftproof.core.provenance import Source as Source
@@ -192,6 +193,12 @@ class Draw(_Model):
     flagged: str | None = None
     """For imports, why the source flagged this draw while still scoring it (Caliper's cheat, with the forbidden
     paths it named), kept beside the score and never inside it; null when unflagged. Since 0.16."""
+    carried_from: Sha256 | None = Field(
+        None,
+        description="The seal of the receipt this baseline draw was carried from (its arm stood for this run, "
+        "so it was reused instead of drawn: every other field is as that receipt recorded it); null for a draw "
+        "this run made. Since 0.16.",
+    )
 
 
 class SkillFired(_Model):
@@ -472,6 +479,9 @@ class Receipt(_Model):
     the calls it made; null for a receipt a run wrote."""
     source: Source | None = None
     """For imports, what the receipt was converted from; null for a receipt Driftproof measured."""
+    promotion: Promotion | None = None
+    """Written by the Action's store job when it promotes the pull request's last receipt instead of drawing
+    again: where the draws came from; null for a receipt a run wrote. Since 0.16."""
     source_figures: dict[str, Any] | None = None
     """For aggregates-only imports, the figures as the source printed them, never read as scores; else null."""
     seal: Seal

@@ -133,3 +133,15 @@ class Source(_Model):
     """The commit of that repository the documents were read at; null otherwise. Since 0.16."""
     unknown: list[str] = Field(default_factory=list)
     """What the source did not record, each left unknown rather than given a default; empty when none."""
+
+
+class Promotion(_Model):
+    """Where a promoted receipt came from: the pull request's last receipt, checked and sealed again on merge."""
+
+    original_sha256: Sha256 = Field(description="The seal of the pull request's receipt that was promoted.")
+    commit: str | None = None
+    """The commit the store job promoted it at (GITHUB_SHA, the merge commit); null when not known."""
+    source: str
+    """Where the store job read it (the promote input's path), verbatim."""
+    promoted_at: str
+    """UTC ISO-8601 time of the promotion."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from driftproof.core.carry_sentences import CARRIED_ONLY
 from driftproof.core.words import Provider, Verification
 
 
@@ -23,19 +24,26 @@ def verify(
     judge_provider: str,
     samples_match: Sequence[bool],
     mismatch: str | None = None,
+    carried: int = 0,
 ) -> tuple[Verification, str | None]:
     """The level of a run and why it is not ``TESTED``.
 
     ``samples_match`` holds, for each judge sample that returned a reply, whether it reported the requested
     judge; a sample whose call failed returned nothing, is out of its draw's mean and has no identity to check
-    (one timeout must not void a verdict). ``mismatch`` words the first sample that did not match.
+    (one timeout must not void a verdict). ``mismatch`` words the first sample that did not match. ``carried``
+    counts the returned samples of draws carried from another receipt (`core.carry`): they are not in
+    ``samples_match``, since this run's identity check applies to what it drew, and they never make a receipt
+    ``TESTED`` on their own.
+
+    >>> verify(None, "anthropic", "anthropic", [], carried=5)[1]
+    'every judge sample was carried from another receipt: a carried arm never makes a receipt TESTED on its own'
     """
     if preset is not None:
         return Verification.UNVERIFIED, f"smoke run (preset {preset})"
     if Provider.STUB in (lane_provider, judge_provider):
         return Verification.UNVERIFIED, "stub lane: no model answered or judged"
     if not samples_match:
-        return Verification.UNVERIFIED, "no judge sample was returned"
+        return Verification.UNVERIFIED, CARRIED_ONLY if carried else "no judge sample was returned"
     if not all(samples_match):
         return Verification.UNVERIFIED, mismatch or "a judge sample reported another judge than the requested one"
     return Verification.TESTED, None
