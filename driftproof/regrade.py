@@ -245,6 +245,8 @@ def _sort_draws(
                 answer = kept.get(key)
                 if draw.status == DrawStatus.LOST or answer is None:
                     why = f"lost in the original: {draw.lost_reason}" if draw.status == DrawStatus.LOST else MISSING
+                    if draw.status != DrawStatus.LOST and draw.carried_from and answer is None:
+                        why = f"carried into the original from {draw.carried_from[:12]}: {MISSING}"
                     carried[key] = CarriedDraw(case=case.id, arm=ArmName(arm), index=draw.index, reason=why)
                 else:
                     work.append((tasks[case.id], arm, draw, answer))
