@@ -112,7 +112,10 @@ def main() -> None:
                 "OPENAI_BASE_URL": f"{base_url}/v1",
                 "PATH": os.environ.get("PATH", ""),
             }
-            print(f"{args.cases} cases, 3 draws per arm, 5 judge samples, concurrency {args.concurrency}, {os.cpu_count()} cores")
+            print(
+                f"{args.cases} cases, 3 draws per arm, 5 judge samples, "
+                f"concurrency {args.concurrency}, {os.cpu_count()} cores"
+            )
             print("| lane | calls | wall s | ideal s | wall / ideal | runner CPU ms per call |")
             print("|---|---|---|---|---|---|")
             lanes = [
@@ -127,7 +130,9 @@ def main() -> None:
                 m = run(provider, suite, args.concurrency, env, delay)
                 ideal = m.calls * delay / args.concurrency
                 ratio = f"{m.wall_s / ideal:.3f}" if ideal else "–"
-                print(f"| {label} | {m.calls} | {m.wall_s:.2f} | {ideal:.2f} | {ratio} | {m.cpu_s / m.calls * 1000:.2f} |")
+                print(
+                    f"| {label} | {m.calls} | {m.wall_s:.2f} | {ideal:.2f} | {ratio} | {m.cpu_s / m.calls * 1000:.2f} |"
+                )
     finally:
         assert server.stdin is not None
         server.stdin.close()

@@ -79,9 +79,17 @@ def modes(base_url: str) -> dict[str, tuple[Callable[[], Any], Callable[..., Non
 
     return {
         "anthropic: sync SDK, threads": (lambda: a_sync.messages.create(**a_args), threaded, a_sync.close),
-        "anthropic: async SDK, one loop": (lambda: a_async.messages.create(**a_args), on_one_loop, close_async(a_async)),
+        "anthropic: async SDK, one loop": (
+            lambda: a_async.messages.create(**a_args),
+            on_one_loop,
+            close_async(a_async),
+        ),
         "openai: sync SDK, threads": (lambda: o_sync.chat.completions.create(**o_args), threaded, o_sync.close),
-        "openai: async SDK, one loop": (lambda: o_async.chat.completions.create(**o_args), on_one_loop, close_async(o_async)),
+        "openai: async SDK, one loop": (
+            lambda: o_async.chat.completions.create(**o_args),
+            on_one_loop,
+            close_async(o_async),
+        ),
         "plain httpx2 client, threads": (plain_call, threaded, plain.close),
     }
 
@@ -96,7 +104,10 @@ def main() -> None:
     if args.switch_interval is not None:
         sys.setswitchinterval(args.switch_interval)
     server = subprocess.Popen(
-        [sys.executable, "-c", SERVER, str(ROOT), str(args.delay)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", SERVER, str(ROOT), str(args.delay)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert server.stdout is not None and server.stdin is not None
     base_url = server.stdout.readline().strip()
