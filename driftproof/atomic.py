@@ -18,7 +18,7 @@ import os
 import stat
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from driftproof.errors import OutputError
@@ -77,14 +77,18 @@ or write it elsewhere)'
     return OutputError(f"{path}: could not write it: {cause}{left}" + (f" ({hint})" if hint else ""))
 
 
-def _stage(path: Path, data: bytes) -> str:
-    """``data`` in a synced temp file beside ``path``, with the mode ``path`` will have; returns its name."""
+def _stage(path: Path, data: bytes | Iterable[bytes]) -> str:
+    """``data`` (bytes, or chunks written as they come) in a synced temp file beside ``path``, with the mode
+    ``path`` will have; returns its name."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                handle.writelines(data)
             handle.flush()
             os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
@@ -95,8 +99,11 @@ def _stage(path: Path, data: bytes) -> str:
     return tmp
 
 
-def write_together(files: Mapping[Path, bytes]) -> None:
+def write_together(files: Mapping[Path, bytes | Iterable[bytes]]) -> None:
     """Write every file atomically, and all of them or none: each is staged first, then all are moved in place.
+
+    A file given as chunks (an answers archive read back from its spool) is written chunk by chunk, never whole in
+    memory.
 
     Raises `OutputError` (one line, the file and the cause) when one cannot be written; no file is changed then.
     """

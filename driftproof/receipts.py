@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -216,16 +216,21 @@ def check_transcripts(receipt: Receipt, path: Path) -> Path | None:
     return archive
 
 
-def write_receipt(receipt: Receipt, path: Path | str, *, beside: Mapping[Path, str] | None = None) -> Path:
+def write_receipt(
+    receipt: Receipt, path: Path | str, *, beside: Mapping[Path, str | Iterable[bytes]] | None = None
+) -> Path:
     """Validate (schema and seal) and write a receipt atomically; return its path.
 
-    ``beside`` holds files that belong with it (its answers archive): all are written or none is.
+    ``beside`` holds files that belong with it (its answers archive, as text or as chunks of UTF-8 written as they
+    come): all are written or none is. The document checked is the one written (one dump of the receipt, not two).
     """
     path = Path(path)
     doc = receipt.model_dump(mode="json")
     check_document(doc, str(path))
-    files = {p: text.encode("utf-8") for p, text in (beside or {}).items()}
-    write_together({**files, path: receipt_json(receipt).encode("utf-8")})
+    files = {p: text.encode("utf-8") if isinstance(text, str) else text for p, text in (beside or {}).items()}
+    text = json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True) + "\n"  # = receipt_json(receipt)
+    del doc
+    write_together({**files, path: text.encode("utf-8")})
     return path
 
 

@@ -5,7 +5,6 @@ Shared by the CLI and the Action. Everything a user can get wrong is an ``InputE
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -18,11 +17,10 @@ from driftproof.assemble import RunContext, build_receipt
 from driftproof.carry import NONE, Carry, RunFacts, carry_for
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.models import Price, Receipt
-from driftproof.core.seal import sha256_text
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
 from driftproof.core.words import Capture, Delivery, Provider, Surface
 from driftproof.errors import InputError, RunStopped
-from driftproof.journal import Journal, run_fingerprint
+from driftproof.journal import DrawResult, Journal, run_fingerprint
 from driftproof.lanes.base import Lane
 from driftproof.prices import price_for
 from driftproof.progress import make_progress
@@ -31,6 +29,7 @@ from driftproof.reference import Reference, reference_for
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS, Runner, RunOptions
 from driftproof.safe_text import printable
 from driftproof.suite import Suite, load_suite, notice_lines, read_skill
+from driftproof.transcripts import Archive, TranscriptSpool
 
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
 """What ``--quick`` fixes: a smoke run of the first case."""
@@ -267,19 +266,46 @@ def run_suite(
         lane.close()
         judge.close()
         raise
-    runner, started = _draw(
-        request,
-        suite,
-        skill_text,
-        (lane, judge),
-        plan.options,
-        counts,
-        plan.journal,
-        progress_stream,
-        log_answer,
-        (*plan.reference.lines, *plan.carry.lines),
-    )
-    archive = _transcripts(runner, out) if request.keep_transcripts else None
+    spool = TranscriptSpool() if request.keep_transcripts else None  # the answers archive, written as draws finish
+    try:
+        runner, started = _draw(
+            request,
+            suite,
+            skill_text,
+            (lane, judge),
+            plan.options,
+            counts,
+            plan.journal,
+            progress_stream,
+            log_answer,
+            (*plan.reference.lines, *plan.carry.lines),
+            spool,
+        )
+        archive = spool.archive(out) if spool is not None else None
+        receipt = _seal(
+            request, runner, plan, counts, (lane, judge, judge_model), skill_path, skill_text, started, archive
+        )
+        write_receipt(receipt, out, beside={archive.path: archive.lines} if archive else None)  # both, or neither
+    finally:
+        if spool is not None:
+            spool.close()
+    plan.journal.close(remove=True)
+    return RunOutcome(receipt, out, runner, suite, plan.carry)
+
+
+def _seal(
+    request: RunRequest,
+    runner: Runner,
+    plan: _Plan,
+    counts: Counts,
+    lanes: tuple[Lane, Lane, str | None],
+    skill_path: Path | None,
+    skill_text: str,
+    started: str,
+    archive: Archive | None,
+) -> Receipt:
+    """The sealed receipt of a finished run."""
+    lane, judge, judge_model = lanes
     ctx = RunContext(
         suite_path=str(request.suite),
         skill_path=str(skill_path) if skill_path else None,
@@ -294,15 +320,12 @@ def run_suite(
         timeout_s=options_timeout(request, lane),
         max_retries=request.max_retries if lane.surface == Surface.API else None,  # a CLI retries its own calls
         price=plan.price,
-        transcripts=archive[1] if archive else None,
+        transcripts=archive.reference if archive else None,
         delivery=request.delivery,
         reference_sha256=plan.reference.sha256,
         as_reference=request.as_reference,
     )
-    receipt = build_receipt(runner, ctx)
-    write_receipt(receipt, out, beside=archive[0] if archive else None)  # both, or neither
-    plan.journal.close(remove=True)
-    return RunOutcome(receipt, out, runner, suite, plan.carry)
+    return build_receipt(runner, ctx)
 
 
 @dataclass(frozen=True)
@@ -401,6 +424,7 @@ def _draw(
     progress_stream: Any,
     log_answer: Callable[[str, str, int, str], None] | None,
     said: tuple[str, ...] = (),
+    spool: TranscriptSpool | None = None,
 ) -> tuple[Runner, str]:
     """Draw and judge every case; a stopped run keeps its journal only when it holds finished draws."""
     lane, judge = lanes
@@ -411,7 +435,18 @@ def _draw(
     print(counts.plan_line(len(suite.cases), carried), file=stream, flush=True)
     label = f"{suite.name} · {lane.provider}/{request.model or lane.default_model() or 'default'} ({lane.surface})"
     progress = make_progress(label, len(suite.cases) * len(ARMS) * counts.draws * (1 + counts.judge_samples), stream)
-    runner = Runner(suite, skill_text, lane, judge, options, progress=progress, log_answer=log_answer)
+    keep = {"on_draw": _spooler(spool, suite)} if spool is not None else {}
+    runner = Runner(  # the quick preset shows its answers; a full run keeps none in memory once journaled
+        suite,
+        skill_text,
+        lane,
+        judge,
+        options,
+        progress=progress,
+        log_answer=log_answer,
+        keep_texts=counts.preset is not None,
+        **keep,
+    )
     started = _now()
     finished = False
     try:
@@ -432,21 +467,6 @@ def _draw(
     return runner, started
 
 
-def _transcripts(runner: Runner, out: Path) -> tuple[dict[Path, str], dict[str, str]]:
-    """The answers archive (every answer and judge reply, one JSON line per draw) as {path: text}, and its reference."""
-    lines = []
-    for ci, case in enumerate(runner.suite.cases):
-        for arm in ARMS:
-            for index in sorted(runner.results[ci][arm]):
-                r = runner.results[ci][arm][index]
-                entry = {
-                    "case": case.id,
-                    "arm": arm,
-                    "index": index,
-                    "answer": r.answer,
-                    "judge_replies": r.judge_replies,
-                }
-                lines.append(json.dumps(entry, ensure_ascii=False, sort_keys=True))
-    path = out.with_name(out.stem + ".answers.jsonl")
-    text = "\n".join(lines) + "\n"
-    return {path: text}, {"path": path.name, "sha256": sha256_text(text)}
+def _spooler(spool: TranscriptSpool, suite: Suite) -> Callable[[int, str, DrawResult], None]:
+    """What the runner calls with each finished draw: its line of the answers archive, on disk."""
+    return lambda ci, arm, result: spool.add(ci, suite.cases[ci].id, arm, result)

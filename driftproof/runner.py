@@ -14,7 +14,7 @@ import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from driftproof.answers import Finished, answer_record, judge_sample, judged_answer, lost_answer
@@ -112,12 +112,18 @@ class Runner:
         *,
         progress: Progress | None = None,
         log_answer: Callable[[str, str, int, str], None] | None = None,
+        on_draw: Callable[[int, str, DrawResult], None] | None = None,
+        keep_texts: bool = True,
     ) -> None:
         self.suite, self.skill_text, self.lane, self.judge, self.options = suite, skill_text, lane, judge, options
         self.results: list[dict[str, dict[int, DrawResult]]] = [{a: {} for a in ARMS} for _ in suite.cases]
         self.tally = Tally()
         self._progress = progress or (lambda _event, _tally: None)
         self._log_answer = log_answer
+        self._on_draw = on_draw
+        self._keep_texts = keep_texts
+        """Without it, a finished draw keeps no answer or judge reply in `results` once journaled and handed to
+        ``on_draw`` (the transcripts spool): memory stays flat in the number of draws."""
         self._outstanding: dict[int, int] = {}
         self._done: queue.SimpleQueue[Future[Generation]] = queue.SimpleQueue()
         self._pending: dict[tuple[int, str, int], _Pending] = {}
@@ -299,7 +305,7 @@ class Runner:
             self._next_round(pool, futures, ci)
             return
         for (arm, index), result in restored.finished.get(ci, {}).items():
-            self.results[ci][arm][index] = result
+            self.results[ci][arm][index] = self._kept(ci, arm, result)
             self.tally.lost += result.draw.score is None
         waiting = restored.waiting.get(ci, {})
         redraw = [(arm, i) for arm in ARMS for i in restored.to_draw(ci, arm) if i not in self.results[ci][arm]]
@@ -320,6 +326,12 @@ class Runner:
         }
         reference = (self.options.reference or {}).get(self.suite.cases[ci].id)
         return CaseDraws(arms["with_skill"], arms["baseline"], reference)
+
+    def _kept(self, ci: int, arm: str, result: DrawResult) -> DrawResult:
+        """What `results` keeps of a finished draw: handed to ``on_draw`` first, then its texts dropped unless kept."""
+        if self._on_draw is not None:
+            self._on_draw(ci, arm, result)
+        return result if self._keep_texts else replace(result, answer=None, judge_replies=[])
 
     def _free_indices(self, ci: int, arm: str, count: int) -> list[int]:
         """The ``count`` smallest indices of ``arm`` that hold no draw: gaps first, so indices run 0, 1, 2, …"""
@@ -401,11 +413,11 @@ class Runner:
 
     def _finish(self, pool: ThreadPoolExecutor, futures: Futures, ci: int, arm: str, finished: Finished) -> None:
         result = finished.result
-        self.results[ci][arm][result.draw.index] = result
         if result.draw.score is None:
             self.tally.lost += 1
         self._held_draws += finished.lost_to_a_failed_call
         self._write(draw_entry(self.suite.cases[ci].id, arm, result), hold=finished.lost_to_a_failed_call)
+        self.results[ci][arm][result.draw.index] = self._kept(ci, arm, result)
         self._progress("draw", self.tally)
         self._outstanding[ci] -= 1
         if self._outstanding[ci] == 0:

@@ -8,6 +8,7 @@ and retries every attempt, honouring ``retry-after`` from the error response. Th
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from driftproof.errors import LaneError
 from driftproof.lanes.api import ApiLane
 from driftproof.lanes.attempt_deadline import arm
 from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, RetryPolicy
-from driftproof.lanes.endpoints import env_value
+from driftproof.lanes.endpoints import LOCAL_PLACEHOLDER_KEY, env_value, is_loopback_url
 from driftproof.lanes.failures import (
     UnreadableReply,
     connection_failure,
@@ -49,6 +50,8 @@ class AnthropicApiLane(ApiLane):
     Credentials and endpoint come from the SDK's own environment handling (``ANTHROPIC_API_KEY``, then
     ``ANTHROPIC_AUTH_TOKEN``, both sent as ``Authorization: Bearer``; ``ANTHROPIC_BASE_URL``), unless
     ``base_url`` is given. ``environ``, when given, replaces ``os.environ`` for those three variables.
+    Without either key, a loopback endpoint (``localhost``, ``127.0.0.0/8``, ``::1``) gets the placeholder key
+    ``not-needed``, as on the OpenAI lane, since local servers ignore it; any other endpoint raises `LaneError`.
     ``max_tokens`` is a ceiling: each call sends ``min(request.max_tokens, max_tokens)``, and `sampling`
     reports the limits actually sent. Raises `LaneError` when the SDK is missing or no key is set.
     """
@@ -75,7 +78,8 @@ class AnthropicApiLane(ApiLane):
             raise LaneError("the anthropic lane needs the anthropic package: pip install anthropic") from None
         super().__init__(model, timeout_s=timeout_s, policy=policy, max_tokens=max_tokens)
         self._client = _make_client(anthropic, base_url, timeout_s, environ)
-        hold(self._client.api_key, self._client.auth_token)  # redacted from every string from here on
+        held = {self._client.api_key, self._client.auth_token} - {LOCAL_PLACEHOLDER_KEY}
+        hold(*held)  # redacted from every string from here on
 
     def sampling(self) -> dict[str, Any]:
         """Exactly what is sent that shapes sampling: ``max_tokens`` and the pinned ``anthropic-version``.
@@ -130,7 +134,11 @@ def _make_client(
     http_client = sdk.DefaultHttpxClient()  # the SDK's own defaults (proxies, keep-alive), under one deadline
     arm(http_client)
     kwargs: dict[str, Any] = {"timeout": timeout_s, "max_retries": 0, "http_client": http_client}
-    if environ is None:  # the SDK reads ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN / ANTHROPIC_BASE_URL itself
+    env = os.environ if environ is None else environ
+    url = base_url or env_value(env, "ANTHROPIC_BASE_URL")
+    if all(env_value(env, name) is None for name in KEY_VARIABLES) and url is not None and is_loopback_url(url):
+        kwargs |= {"api_key": LOCAL_PLACEHOLDER_KEY, "base_url": url}  # a local server: no key, and none leaves it
+    elif environ is None:  # the SDK reads ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN / ANTHROPIC_BASE_URL itself
         if base_url is not None:
             kwargs["base_url"] = base_url
     else:
@@ -152,7 +160,8 @@ def _make_client(
 
 def _no_key_error() -> LaneError:
     return LaneError(
-        "the anthropic lane found no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment"
+        "the anthropic lane found no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment "
+        "(a server on localhost needs none)"
     )
 
 

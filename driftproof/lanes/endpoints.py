@@ -13,6 +13,10 @@ PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
 """The variables an HTTP client reads to route its requests (each also in lower case)."""
 
 
+LOCAL_PLACEHOLDER_KEY = "not-needed"
+"""The key an API lane sends to a loopback endpoint when none is set (local servers ignore it); never sent elsewhere."""
+
+
 def env_value(environ: Mapping[str, str], name: str) -> str | None:
     """The variable's value without surrounding whitespace; ``None`` when unset or blank.
 

@@ -21,7 +21,7 @@ from driftproof.errors import LaneError
 from driftproof.lanes.api import ApiLane
 from driftproof.lanes.attempt_deadline import arm
 from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, RetryPolicy
-from driftproof.lanes.endpoints import env_value, is_loopback_url
+from driftproof.lanes.endpoints import LOCAL_PLACEHOLDER_KEY, env_value, is_loopback_url
 from driftproof.lanes.failures import (
     UnreadableReply,
     connection_failure,
@@ -39,8 +39,6 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = "gpt-6.2-sol"
 """The answering model when none is requested (also the Codex CLI's default)."""
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-LOCAL_PLACEHOLDER_KEY = "not-needed"
-"""Sent as the key to a loopback server when ``OPENAI_API_KEY`` is unset (local servers ignore it)."""
 FINAL_429_CODES = frozenset({"insufficient_quota"})
 """``error.code`` values of a 429 that waiting does not cure (quota or billing, not rate)."""
 DEFAULT_POLICY = RetryPolicy()
