@@ -29,6 +29,7 @@ from driftproof.receipts import write_receipt
 from driftproof.reference import Reference, reference_for
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS, Runner, RunOptions
 from driftproof.safe_text import printable
+from driftproof.sharding import default_shard_out, shard_line, shard_suite
 from driftproof.suite import Suite, load_suite, notice_lines, read_skill
 
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
@@ -67,6 +68,8 @@ class RunRequest:
     price_table: Path | None = None
     capture: Capture = DEFAULTS.capture
     delivery: Delivery = DEFAULTS.delivery
+    shard: str | None = None
+    """``INDEX/COUNT``: run only the cases of that shard (``driftproof.sharding``), to a shard receipt."""
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -245,8 +248,10 @@ def run_suite(
     suite = load_suite(request.suite)
     if counts.preset is not None:
         suite = replace(suite, cases=suite.cases[:1])
+    suite, shard = shard_suite(request.shard, suite, quick=request.quick)
     skill_path, skill_text = _skill(request, suite)
     out = request.out or default_out(request.suite, request.quick)
+    out = default_shard_out(out, shard) if shard is not None and request.out is None else out
     check_output(out)
     max_failures = _count("max-consecutive-failures", request.max_consecutive_failures, low=0)
     lane, judge, judge_model = make_lanes(request)
@@ -266,7 +271,7 @@ def run_suite(
         plan.journal,
         progress_stream,
         log_answer,
-        plan.reference.lines,
+        (*plan.reference.lines, *((shard_line(shard),) if shard is not None else ())),
     )
     archive = _transcripts(runner, out) if request.keep_transcripts else None
     ctx = RunContext(
@@ -287,6 +292,7 @@ def run_suite(
         delivery=request.delivery,
         reference_sha256=plan.reference.sha256,
         as_reference=request.as_reference,
+        shard=shard,
     )
     receipt = build_receipt(runner, ctx)
     write_receipt(receipt, out, beside=archive[0] if archive else None)  # both, or neither
