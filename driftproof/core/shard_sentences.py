@@ -103,3 +103,16 @@ def merged_line(path: str, shards: int, cases: int, seal: str) -> str:
     'merged: r.json (3 shards, 5 cases, seal abababababab)'
     """
     return f"merged: {path} ({shards} shard{'' if shards == 1 else 's'}, {cases} cases, seal {seal[:12]})"
+
+
+def shard_job_done(shard: str, receipt: str) -> str:
+    """A shard job's last log line in the Action: no verdict here; the merge job gives the one verdict.
+
+    >>> shard_job_done("2/3", ".driftproof/receipt.shard-2-of-3.json")
+    'Driftproof: shard 2/3 · receipt .driftproof/receipt.shard-2-of-3.json · no diff, comment, badge or gate here: \
+the job with shard: merge gives them once · exit 0'
+    """
+    return (
+        f"Driftproof: shard {shard} · receipt {receipt} · no diff, comment, badge or gate here: the job with "
+        "shard: merge gives them once · exit 0"
+    )

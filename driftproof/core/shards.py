@@ -23,6 +23,10 @@ from driftproof.core.shard_sentences import NOT_A_SHARD, SHARD_FORM, differs, mi
 from driftproof.core.words import Verification
 
 
+MERGE = "merge"
+"""The Action's ``shard`` input of the job that merges a matrix's shard receipts (``driftproof merge``)."""
+
+
 class ShardSpec(NamedTuple):
     """``--shard INDEX/COUNT``: shard ``index`` (from 1) of ``count``."""
 
