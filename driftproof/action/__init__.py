@@ -44,8 +44,6 @@ from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
 from driftproof.core.models import Receipt
 from driftproof.core.reading import ReceiptReading, read_receipt
-from driftproof.core.shard_sentences import shard_job_done
-from driftproof.core.shards import MERGE
 from driftproof.core.sentences import (
     NO_COMMENT_TOKEN,
     RUN_GROUP,
@@ -66,6 +64,8 @@ from driftproof.core.sentences import (
     sdk_logging,
     summary_not_written,
 )
+from driftproof.core.shard_sentences import shard_job_done
+from driftproof.core.shards import MERGE
 from driftproof.core.stale import BaselineStanding, baseline_standing
 from driftproof.core.stale_sentences import TITLE_BASELINE
 from driftproof.core.words import FailOn
@@ -261,8 +261,7 @@ def _files(config: ActionConfig, activity: Activity) -> _Files:
     """A push to the default branch writes the receipt at receipt-path; any other run writes beside it; a shard
     job writes its shard receipt beside it (``receipt.shard-2-of-3.json``)."""
     if config.shard not in (None, MERGE):
-        receipt = shard_receipt_path(config.receipt_path, config.shard)
-        return _Files(receipt, "", "")
+        return _Files(shard_receipt_path(config.receipt_path, config.shard), "", "")
     stored = PurePosixPath(config.receipt_path)
     suffix = stored.suffix or ".json"
     receipt = stored if activity == Activity.STORE_RECEIPT else stored.with_name(f"{stored.stem}.new{suffix}")

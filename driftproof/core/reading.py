@@ -2,7 +2,8 @@
 
 Readers give no verdict for a receipt below ``TESTED``, for one that names a preset (whatever level
 it carries: a smoke run), for a shard receipt (part of the suite), or for one marked ``aggregates_only``; the
-lift stays as context. That rule is ``no_verdict``, the one place that decides it and words it, in full and in a headline's few words.
+lift stays as context. That rule is ``no_verdict``, the one place that decides it and words it, in full and in
+a headline's few words.
 """
 
 from __future__ import annotations

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from driftproof.core.model_base import Count
+from driftproof.core.model_base import Count, Sha256
 from driftproof.core.model_base import ReceiptPart as _Model
-from driftproof.core.model_base import Sha256
 from driftproof.core.words import Verification
 
 

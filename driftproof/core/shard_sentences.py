@@ -64,7 +64,9 @@ def shard_plan(index: int, count: int, cases: int, suite_cases: int) -> str:
     )
 
 
-NOT_A_SHARD = "not a shard receipt (no run.shard: it ran the whole suite); merge takes receipts of driftproof run --shard"
+NOT_A_SHARD = (
+    "not a shard receipt (no run.shard: it ran the whole suite); merge takes receipts of driftproof run --shard"
+)
 """The refusal of a receipt given to ``driftproof merge`` that is no shard."""
 
 
@@ -74,7 +76,10 @@ def differs(first: str, here: str, where: str) -> str:
     >>> differs("'a'", "'b'", "s1.json")
     "differs from the first shard's: 'a' in s1.json, 'b' here; every shard must be run with the same settings"
     """
-    return f"differs from the first shard's: {first} in {where}, {here} here; every shard must be run with the same settings"
+    return (
+        f"differs from the first shard's: {first} in {where}, {here} here; every shard must be run with the same "
+        "settings"
+    )
 
 
 def overlap(case_id: str, other: str) -> str:
@@ -92,8 +97,12 @@ def missing(case_id: str, index: int, count: int, more: int) -> str:
     >>> missing("'c4'", 2, 3, 1)
     "case 'c4' is in no shard given (it falls in shard 2/3: add that shard's receipt); 1 more case is missing too"
     """
-    tail = "" if not more else f"; {more} more case{'' if more == 1 else 's'} {'is' if more == 1 else 'are'} missing too"
-    return f"case {case_id} is in no shard given (it falls in {shard_label(index, count)}: add that shard's receipt){tail}"
+    tail = (
+        "" if not more else f"; {more} more case{'' if more == 1 else 's'} {'is' if more == 1 else 'are'} missing too"
+    )
+    return (
+        f"case {case_id} is in no shard given (it falls in {shard_label(index, count)}: add that shard's receipt){tail}"
+    )
 
 
 def merged_line(path: str, shards: int, cases: int, seal: str) -> str:

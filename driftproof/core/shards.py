@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from driftproof.core.economics import cost, sum_usage
 from driftproof.core.fields import found
@@ -22,12 +23,12 @@ from driftproof.core.models import Counts as CountsRecord
 from driftproof.core.shard_sentences import NOT_A_SHARD, SHARD_FORM, differs, missing, overlap, too_many_shards
 from driftproof.core.words import Verification
 
-
 MERGE = "merge"
 """The Action's ``shard`` input of the job that merges a matrix's shard receipts (``driftproof merge``)."""
 
 
-class ShardSpec(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class ShardSpec:
     """``--shard INDEX/COUNT``: shard ``index`` (from 1) of ``count``."""
 
     index: int

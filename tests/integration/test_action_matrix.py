@@ -81,7 +81,7 @@ def action_inputs(job: Mapping[str, Any], matrix: Mapping[str, str]) -> dict[str
     for name, value in step["with"].items():
         text = str(value)
         for key, given in matrix.items():
-            text = text.replace("${{ matrix.%s }}" % key, given)
+            text = text.replace("${{ matrix." + key + " }}", given)
         inputs[name] = text
     return inputs
 
@@ -164,5 +164,8 @@ def test_the_merge_job_without_shard_receipts_says_what_to_do(tmp_path: Path, gi
     inputs = action_inputs(documented_workflow()["jobs"]["check"], {})
     job = run_job(tmp_path, repos, github, None, inputs={**inputs, "provider": "stub", "judge-provider": "stub"})
     assert job.code == 2
-    assert "input 'shard' is merge, but no shard receipt (.driftproof/receipt.shard-*-of-*.json) is in the workspace" in job.log
+    assert (
+        "input 'shard' is merge, but no shard receipt (.driftproof/receipt.shard-*-of-*.json) is in the workspace"
+        in job.log
+    )
     assert job.outputs["status"] == "error"

@@ -185,7 +185,7 @@ def test_every_field_of_every_receipt_object_is_described() -> None:
         for name, obj in vars(module).items()
         if isinstance(obj, type) and issubclass(obj, BaseModel) and obj.__module__ == module.__name__
     }
-    # the walk reaches every model in core/models.py, core/provenance.py and core/shard_models.py, not just the top level
+    # the walk reaches every model of core/models.py, core/provenance.py, core/shard_models.py: not just the top level
     assert walked == defined
     assert _undescribed(schema) == []
 

@@ -16,7 +16,15 @@ from hypothesis import strategies as st
 from driftproof.core.models import Receipt, Tool
 from driftproof.core.reading import read_receipt
 from driftproof.core.seal import seal_receipt
-from driftproof.core.shards import ShardSpec, merge_refusal, merged_body, parse_shard, shard_cases, shard_of, shard_record
+from driftproof.core.shards import (
+    ShardSpec,
+    merge_refusal,
+    merged_body,
+    parse_shard,
+    shard_cases,
+    shard_of,
+    shard_record,
+)
 from driftproof.core.words import Status
 from tests.support.builders import receipt, reseal
 
@@ -148,4 +156,7 @@ def test_merge_refusal_names_a_count_mismatch_before_a_missing_case() -> None:
     a = split(r, 3)[0]
     b = split(r, 2)[1]
     refusal = merge_refusal([("a.json", a), ("b.json", b)])
-    assert refusal == "b.json: run.shard.count: differs from the first shard's: 3 in a.json, 2 here; every shard must be run with the same settings"
+    assert refusal == (
+        "b.json: run.shard.count: differs from the first shard's: 3 in a.json, 2 here; every shard must be run "
+        "with the same settings"
+    )

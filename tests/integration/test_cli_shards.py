@@ -35,7 +35,9 @@ def suite(tmp_path: Path) -> Path:
 
 
 def run(suite: Path, out: Path, *extra: str) -> dict[str, Any]:
-    assert main(["run", str(suite), "--provider", "stub", "--draws", "3", "--max-draws", "4", "-o", str(out), *extra]) == 0
+    assert (
+        main(["run", str(suite), "--provider", "stub", "--draws", "3", "--max-draws", "4", "-o", str(out), *extra]) == 0
+    )
     return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -87,7 +89,9 @@ def test_a_shard_run_says_which_shard_before_its_plan_and_writes_beside_the_defa
 ) -> None:
     assert main(["run", str(suite), "--provider", "stub", "--draws", "3", "--max-draws", "3", "--shard", "3/3"]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert err[0] == "shard 3/3: 1 of the suite's 5 cases (ranked by sha256 of their ids, dealt to shards 1 to 3 in turn)"
+    assert (
+        err[0] == "shard 3/3: 1 of the suite's 5 cases (ranked by sha256 of their ids, dealt to shards 1 to 3 in turn)"
+    )
     assert err[1].startswith("plan: 1 case × 2 arms")
     out = suite.parent / ".driftproof" / "receipt.shard-3-of-3.json"
     assert json.loads(out.read_text(encoding="utf-8"))["run"]["shard"]["case_ids"] == ["b"]
@@ -120,7 +124,10 @@ def test_readers_give_a_shard_receipt_no_suite_level_verdict(
         ("1/0", "--shard: '1/0': COUNT must be from 1 to 10000"),
         ("two/3", "--shard: 'two/3' is not INDEX/COUNT; give INDEX/COUNT, e.g. --shard 1/3 (shard 1 of 3)"),
         ("3", "--shard: '3' is not INDEX/COUNT"),
-        ("1/6", "--shard: COUNT (6) is more than the suite's 5 cases, so a shard would hold none; use at most 5 shards"),
+        (
+            "1/6",
+            "--shard: COUNT (6) is more than the suite's 5 cases, so a shard would hold none; use at most 5 shards",
+        ),
     ],
 )
 def test_a_bad_shard_is_refused_before_any_call(
@@ -181,7 +188,9 @@ def test_merge_refuses_shards_of_different_splits(
     other = tmp_path / "s2of3.json"
     run(suite, other, "--shard", "2/3")
     line = merge_refused(capsys, tmp_path, two[0], other)
-    assert line.startswith(f"driftproof: error: {other}: run.shard.count: differs from the first shard's: 2 in {two[0]}, 3 here")
+    assert line.startswith(
+        f"driftproof: error: {other}: run.shard.count: differs from the first shard's: 2 in {two[0]}, 3 here"
+    )
 
 
 @pytest.mark.parametrize(
@@ -212,7 +221,7 @@ def test_merge_refuses_shards_run_with_different_settings(
 def test_merge_refuses_shards_of_an_edited_suite_or_skill(
     suite: Path, two: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    edited = write_suite(tmp_path / "edited", IDS + [])  # the same cases, and the suite file's bytes differ below
+    edited = write_suite(tmp_path / "edited")  # the same cases; the suite file's bytes differ below
     edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
     odd = tmp_path / "odd-suite.json"
     run(edited, odd, "--shard", "2/2")
@@ -228,7 +237,10 @@ def test_merge_refuses_shards_of_an_edited_suite_or_skill(
 def test_merge_refuses_an_output_that_is_a_shard(two: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
     before = two[0].read_bytes()
     line = refused(capsys, "merge", *map(str, two), "-o", str(two[0]))
-    assert line == f"driftproof: error: -o: {two[0]} is one of the shard receipts given; write the merged receipt elsewhere"
+    assert (
+        line
+        == f"driftproof: error: -o: {two[0]} is one of the shard receipts given; write the merged receipt elsewhere"
+    )
     assert two[0].read_bytes() == before
 
 
