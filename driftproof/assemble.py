@@ -24,6 +24,7 @@ from driftproof.core.models import (
     Receipt,
     Run,
     RunSettings,
+    Shard,
     Skill,
     Tool,
     Usage,
@@ -66,6 +67,8 @@ class RunContext:
     """The seal of the receipt the run was drawn against (``--reference``)."""
     as_reference: bool = False
     """Drawn to the deeper rule of a stored reference receipt (``--as-reference``)."""
+    shard: Shard | None = None
+    """Which part of the suite the run drew (``--shard``); ``None`` for the whole suite."""
 
 
 def verification(runner: Runner, ctx: RunContext) -> tuple[Verification, str | None]:
@@ -170,6 +173,7 @@ def _run(runner: Runner, ctx: RunContext, arms: dict[int, dict[str, Arm]]) -> Ru
         finished_at=ctx.finished_at,
         logical_calls=runner.tally.logical_calls,
         endpoint_attempts=runner.tally.endpoint_attempts,
+        shard=ctx.shard,
     )
 
 

@@ -166,11 +166,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
         price_table=Path(args.price_table) if args.price_table else None,
         reference=Path(args.reference) if args.reference else None,
         carry_baseline=args.carry_baseline,
+        shard=args.shard,
     )
     outcome = run_suite(request)
     if args.quick:
         print_quick(outcome)
     print_run_summary(outcome)
+    return 0
+
+
+def _cmd_merge(args: argparse.Namespace) -> int:
+    from driftproof.merge import merge_shards
+
+    print(merge_shards([Path(p) for p in args.shards], Path(args.output)).line())
     return 0
 
 
@@ -268,6 +276,10 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
 
     _add_stale(sub)
     _add_regrade(sub)
+    p = sub.add_parser("merge", help="merge the shard receipts of one --shard split into the whole suite's receipt")
+    p.add_argument("shards", nargs="+", metavar="SHARD", help="every shard receipt of the split")
+    p.add_argument("-o", "--output", metavar="RECEIPT", required=True, help="the merged receipt (written atomically)")
+    p.set_defaults(handler=_cmd_merge)
 
 
 def _add_regrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -359,6 +371,11 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--no-carry-baseline draws them",
     )
     p.add_argument("--quick", action="store_true", help="smoke run: first case, 2 draws, 2 samples; no verdict")
+    p.add_argument(
+        "--shard",
+        metavar="INDEX/COUNT",
+        help="run one shard of the cases (ranked by sha256 of their ids, dealt in turn) to a shard receipt; see merge",
+    )
     p.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
     p.add_argument("--keep-transcripts", action="store_true", help="keep every answer and judge reply beside it")
     p.add_argument("--price-table", metavar="FILE", help="judge prices (JSON) instead of the bundled table")

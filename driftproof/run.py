@@ -16,7 +16,7 @@ from typing import Any
 from driftproof.assemble import RunContext, build_receipt
 from driftproof.carry import NONE, Carry, RunFacts, carry_for
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
-from driftproof.core.models import Price, Receipt
+from driftproof.core.models import Price, Receipt, Shard
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
 from driftproof.core.words import Capture, Delivery, Provider, Surface
 from driftproof.errors import InputError, RunStopped
@@ -28,6 +28,7 @@ from driftproof.receipts import load_receipt, write_receipt
 from driftproof.reference import Reference, reference_for
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS, Runner, RunOptions
 from driftproof.safe_text import printable
+from driftproof.sharding import default_shard_out, shard_line, shard_suite
 from driftproof.suite import Suite, load_suite, notice_lines, read_skill
 from driftproof.transcripts import Archive, TranscriptSpool
 
@@ -72,6 +73,8 @@ class RunRequest:
     price_table: Path | None = None
     capture: Capture = DEFAULTS.capture
     delivery: Delivery = DEFAULTS.delivery
+    shard: str | None = None
+    """``INDEX/COUNT``: run only the cases of that shard (``driftproof.sharding``), to a shard receipt."""
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -255,8 +258,10 @@ def run_suite(
     suite = load_suite(request.suite)
     if counts.preset is not None:
         suite = replace(suite, cases=suite.cases[:1])
+    suite, shard = shard_suite(request.shard, suite, quick=request.quick)
     skill_path, skill_text = _skill(request, suite)
     out = request.out or default_out(request.suite, request.quick)
+    out = default_shard_out(out, shard) if shard is not None and request.out is None else out
     check_output(out)
     max_failures = _count("max-consecutive-failures", request.max_consecutive_failures, low=0)
     lane, judge, judge_model = make_lanes(request)
@@ -278,12 +283,12 @@ def run_suite(
             plan.journal,
             progress_stream,
             log_answer,
-            (*plan.reference.lines, *plan.carry.lines),
+            (*plan.reference.lines, *plan.carry.lines, *((shard_line(shard),) if shard is not None else ())),
             spool,
         )
         archive = spool.archive(out) if spool is not None else None
         receipt = _seal(
-            request, runner, plan, counts, (lane, judge, judge_model), skill_path, skill_text, started, archive
+            request, runner, plan, counts, (lane, judge, judge_model), skill_path, skill_text, started, archive, shard
         )
         write_receipt(receipt, out, beside={archive.path: archive.lines} if archive else None)  # both, or neither
     finally:
@@ -303,8 +308,9 @@ def _seal(
     skill_text: str,
     started: str,
     archive: Archive | None,
+    shard: Shard | None,
 ) -> Receipt:
-    """The sealed receipt of a finished run."""
+    """The sealed receipt of a finished run (of one shard of the suite when ``shard`` is given)."""
     lane, judge, judge_model = lanes
     ctx = RunContext(
         suite_path=str(request.suite),
@@ -324,6 +330,7 @@ def _seal(
         delivery=request.delivery,
         reference_sha256=plan.reference.sha256,
         as_reference=request.as_reference,
+        shard=shard,
     )
     return build_receipt(runner, ctx)
 

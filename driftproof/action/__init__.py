@@ -28,6 +28,7 @@ from driftproof.action.baseline import ensure_safe_directory, read_default_branc
 from driftproof.action.config import ActionConfig
 from driftproof.action.github import Event, GitHubClient
 from driftproof.action.promote import promote
+from driftproof.action.shards import merge_in_workspace, shard_receipt_path
 from driftproof.action.workflow import (
     add_mask,
     append_summary,
@@ -65,6 +66,8 @@ from driftproof.core.sentences import (
     sdk_logging,
     summary_not_written,
 )
+from driftproof.core.shard_sentences import shard_job_done
+from driftproof.core.shards import MERGE
 from driftproof.core.stale import BaselineStanding, baseline_standing
 from driftproof.core.stale_sentences import TITLE_BASELINE
 from driftproof.core.words import FailOn
@@ -210,9 +213,14 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
     store = activity == Activity.STORE_RECEIPT
     request = _request(ctx, files, before, as_reference=store or config.as_reference, label=labels[0])
     standing = _standing(ctx, before, request, labels[0]) if before is not None else None
-    promoted = _promoted(ctx, request) if store and config.promote else None
-    receipt = promoted or _run_suite(ctx, request)
+    if config.shard == MERGE:  # the job after a matrix's shard jobs: their receipts, merged, are this run's
+        receipt = merge_in_workspace(config.workspace, config.receipt_path, config.in_workspace(files.receipt))
+    else:
+        promoted = _promoted(ctx, request) if store and config.promote else None
+        receipt = promoted or _run_suite(ctx, request)
     reading = read_receipt(receipt)
+    if config.shard not in (None, MERGE):
+        return _shard_done(ctx, receipt, reading, files)
     result = diff(before, receipt, readings=(read_receipt(before), reading)) if before is not None else None
     decision = decide(reading, result, baseline_stands=standing.stands if standing is not None else None)
     report = redact(_report(receipt, reading, before, result, labels, files, event.is_pull_request, standing), secrets)
@@ -243,8 +251,21 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
     return code
 
 
+def _shard_done(ctx: _Ctx, receipt: Receipt, reading: ReceiptReading, files: _Files) -> int:
+    """A shard job: its receipt is written; the merge job diffs, comments, badges and gates once (exit 0 here)."""
+    if ctx.config.summary_path is not None:
+        append_summary(ctx.config.summary_path, redact(render_view(receipt, reading, title=files.receipt), ctx.secrets))
+    outputs = {"status": str(reading.status), "lift": "n/a", "lift-per-1k": "n/a", "receipt": files.receipt}
+    _set_outputs(ctx, outputs)
+    ctx.out.write(shard_job_done(str(ctx.config.shard), files.receipt) + "\n")
+    return 0
+
+
 def _files(config: ActionConfig, activity: Activity) -> _Files:
-    """A push to the default branch writes the receipt at receipt-path; any other run writes beside it."""
+    """A push to the default branch writes the receipt at receipt-path; any other run writes beside it; a shard
+    job writes its shard receipt beside it (``receipt.shard-2-of-3.json``)."""
+    if config.shard not in (None, MERGE):
+        return _Files(shard_receipt_path(config.receipt_path, config.shard), "", "")
     stored = PurePosixPath(config.receipt_path)
     suffix = stored.suffix or ".json"
     receipt = stored if activity == Activity.STORE_RECEIPT else stored.with_name(f"{stored.stem}.new{suffix}")
@@ -288,6 +309,7 @@ def _request(
         as_reference=as_reference,
         carry_baseline=config.carry_baseline,
         reference_label=label,
+        shard=config.shard if config.shard != MERGE else None,
         environ=dict(ctx.environ),
     )
 

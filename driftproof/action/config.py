@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
+from driftproof.core.shards import MERGE, parse_shard
 from driftproof.core.words import FailOn, Provider, Word
 from driftproof.credentials import API_CREDENTIALS
 from driftproof.errors import InputError
@@ -55,6 +56,9 @@ class ActionConfig(BaseModel):
     promote: str | None = Field(description="On a push, the PR's last receipt to promote instead of drawing.")
     github_token: SecretStr = Field(repr=False, description="Token for the REST API; never printed.")
     badge_path: str = Field(description="Where the shields.io endpoint JSON is written.")
+    shard: str | None = Field(
+        default=None, description="INDEX/COUNT: run that shard only; merge: merge the shard jobs' receipts; None: all."
+    )
     workspace: Path = Field(description="GITHUB_WORKSPACE, the checked-out repository.")
     api_url: str = Field(description="GITHUB_API_URL, without a trailing slash.")
     server_url: str = Field(description="GITHUB_SERVER_URL, without a trailing slash.")
@@ -98,6 +102,7 @@ class ActionConfig(BaseModel):
             promote=_relative_path("promote", given) if (given := get("promote")) else None,
             github_token=SecretStr(get("github-token") or environ.get("GITHUB_TOKEN", "").strip()),
             badge_path=_relative_path("badge-path", get("badge-path", DEFAULTS.badge_path)),
+            shard=_shard(s) if (s := get("shard")) else None,
             workspace=Path(environ.get("GITHUB_WORKSPACE") or "."),
             api_url=_url("GITHUB_API_URL", environ.get("GITHUB_API_URL") or "https://api.github.com"),
             server_url=_url("GITHUB_SERVER_URL", environ.get("GITHUB_SERVER_URL") or "https://github.com"),
@@ -203,6 +208,21 @@ def _choice(name: str, value: str, words: type[Word]) -> Word:
     if lowered not in tuple(words):
         raise InputError(f"input '{name}' must be one of {', '.join(words)}, got {_shown(value)}")
     return words(lowered)
+
+
+def _shard(value: str) -> str:
+    """``INDEX/COUNT`` (a shard job of a matrix) or ``merge`` (the job after them), normalised.
+
+    >>> _shard("2/3"), _shard("Merge")
+    ('2/3', 'merge')
+    """
+    if value.lower() == MERGE:
+        return MERGE
+    try:
+        spec = parse_shard(value, LIMITS.count)
+    except ValueError as exc:
+        raise InputError(f"input 'shard' must be INDEX/COUNT (e.g. 1/3) or {MERGE}: {exc}") from None
+    return f"{spec.index}/{spec.count}"
 
 
 def _boolean(name: str, value: str) -> bool:

@@ -28,6 +28,8 @@ from driftproof.core.provenance import RegradeCalls as RegradeCalls
 from driftproof.core.provenance import Source as Source
 from driftproof.core.provenance import SourceDocument as SourceDocument
 from driftproof.core.provenance import Tool as Tool
+from driftproof.core.shard_models import Shard as Shard
+from driftproof.core.shard_models import ShardSeal as ShardSeal
 from driftproof.core.words import BandSource, Capture, Delivery, DrawStatus, Surface, Verification
 
 #: The one schema version Driftproof writes. Readers accept every version in ``schemas/``.
@@ -337,6 +339,9 @@ class Run(_Model):
     """Generation and judge calls over the run, each counted once however many attempts; null when not recorded."""
     endpoint_attempts: Count | None = None
     """Runner attempts over the run, retries and timeouts in (0 on the stub); null when not recorded."""
+    shard: Shard | None = None
+    """On a shard receipt (--shard INDEX/COUNT), which part of the suite it ran; readers give it no suite-level
+    verdict. Null for a whole-suite run and a merged receipt. Since 0.16."""
 
 
 class Skill(_Model):
@@ -484,6 +489,9 @@ class Receipt(_Model):
     again: where the draws came from; null for a receipt a run wrote. Since 0.16."""
     source_figures: dict[str, Any] | None = None
     """For aggregates-only imports, the figures as the source printed them, never read as scores; else null."""
+    shards: list[ShardSeal] | None = None
+    """Written by driftproof merge: each shard receipt merged, by index, with its seal and level; null otherwise.
+    Since 0.16."""
     seal: Seal
     """SHA-256 of the canonical JSON of the receipt without its seal key."""
 

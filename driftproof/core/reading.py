@@ -1,8 +1,9 @@
 """Reading one receipt: evidence per arm, case verdicts (with_skill vs baseline), lift, status.
 
 Readers give no verdict for a receipt below ``TESTED``, for one that names a preset (whatever level
-it carries: a smoke run), or for one marked ``aggregates_only``; the lift stays as context. That rule is
-``no_verdict``, the one place that decides it and words it, in full and in a headline's few words.
+it carries: a smoke run), for a shard receipt (part of the suite), or for one marked ``aggregates_only``; the
+lift stays as context. That rule is ``no_verdict``, the one place that decides it and words it, in full and in
+a headline's few words.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from driftproof.core.sentences import (
     separated_downward,
     separated_upward,
 )
+from driftproof.core.shard_sentences import shard_no_verdict, shard_short
 from driftproof.core.wide_band import WideBand, wide_band
 from driftproof.core.words import BandSource, CaseVerdict, DrawStatus, Outcome, Status, Verification
 
@@ -154,11 +156,12 @@ class NoVerdict:
 def no_verdict(receipt: Receipt) -> NoVerdict | None:
     """The one no-verdict rule: ``None`` when readers may give ``receipt`` a verdict, else why not.
 
-    A preset names a smoke run whatever level it carries; ``aggregates_only`` has no per-run score to band;
+    A preset names a smoke run whatever level it carries; a shard receipt (``run.shard``) holds part of the
+    suite; ``aggregates_only`` has no per-run score to band;
     below ``TESTED`` the receipt's level cannot carry a verdict.
 
     >>> from driftproof.core.models import Run
-    >>> made = Receipt.model_construct(run=Run.model_construct(preset=None), uncertainty_unavailable=None)
+    >>> made = Receipt.model_construct(run=Run.model_construct(preset=None, shard=None), uncertainty_unavailable=None)
     >>> no_verdict(made.model_copy(update={"verification": "TESTED"})) is None
     True
     >>> no_verdict(made.model_copy(update={"verification": "DECLARED", "verification_reason": "no tests ran"}))
@@ -166,6 +169,9 @@ def no_verdict(receipt: Receipt) -> NoVerdict | None:
     """
     if receipt.run.preset is not None:
         return NoVerdict(SMOKE_RUN, SMOKE_RUN_SHORT)
+    if (shard := receipt.run.shard) is not None:  # a part of the suite: its verdict would read as the suite's
+        why = shard_no_verdict(shard.index, shard.count, len(shard.case_ids), len(shard.suite_case_ids))
+        return NoVerdict(why, shard_short(shard.index, shard.count))
     if receipt.uncertainty_unavailable == "aggregates_only":
         return NoVerdict(AGGREGATES_ONLY, AGGREGATES_ONLY_SHORT)
     if receipt.verification != Verification.TESTED:

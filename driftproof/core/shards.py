@@ -1,0 +1,236 @@
+"""Shards: which cases ``driftproof run --shard INDEX/COUNT`` runs, and merging shard receipts into one. Pure.
+
+The cases are ranked by the sha256 of their ids (UTF-8) and dealt to shards 1, 2, …, COUNT in turn: the split
+depends on the case ids alone (not on their order in the file), every job of a matrix computes the same one, the
+shards' sizes differ by at most one, and none is empty while COUNT is at most the number of cases (a larger COUNT
+is refused: `too_many_shards`). Adding a case can move others to another shard; that is harmless, because shards
+merge only within one suite (one ``suite.sha256``). ``driftproof merge`` takes every shard receipt of one split and
+refuses, in one line naming the file and the field, shards that differ in what shapes results (`SAME`), overlap,
+leave a case out, or are no shards at all (`merge_refusal`); `merged_body` is then the whole suite's receipt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from driftproof.core.economics import cost, sum_usage
+from driftproof.core.fields import found
+from driftproof.core.models import ArmUsage, Economics, JudgeOverhead, Receipt, Shard, ShardSeal, Tool
+from driftproof.core.models import Counts as CountsRecord
+from driftproof.core.shard_sentences import NOT_A_SHARD, SHARD_FORM, differs, missing, overlap, too_many_shards
+from driftproof.core.words import Verification
+
+MERGE = "merge"
+"""The Action's ``shard`` input of the job that merges a matrix's shard receipts (``driftproof merge``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShardSpec:
+    """``--shard INDEX/COUNT``: shard ``index`` (from 1) of ``count``."""
+
+    index: int
+    count: int
+
+
+def parse_shard(text: str, most: int) -> ShardSpec:
+    """Read ``INDEX/COUNT``: whole numbers, 1 ≤ INDEX ≤ COUNT ≤ ``most``; a ``ValueError`` says what is wrong.
+
+    >>> parse_shard("2/3", 100)
+    ShardSpec(index=2, count=3)
+    >>> parse_shard("4/3", 100)
+    Traceback (most recent call last):
+    ...
+    ValueError: '4/3': INDEX must be from 1 to COUNT (3)
+    """
+    index, slash, count = text.strip().partition("/")
+    if not slash or not index.isdigit() or not count.isdigit() or not index.isascii() or not count.isascii():
+        raise ValueError(f"{found(text)} is not INDEX/COUNT; {SHARD_FORM}")
+    i, n = int(index), int(count)
+    if not 1 <= n <= most:
+        raise ValueError(f"{found(text)}: COUNT must be from 1 to {most}")
+    if not 1 <= i <= n:
+        raise ValueError(f"{found(text)}: INDEX must be from 1 to COUNT ({n})")
+    return ShardSpec(i, n)
+
+
+def shard_of(case_ids: Sequence[str], count: int) -> dict[str, int]:
+    """The shard (from 1) of each case: ranked by sha256 of its id, the k-th (from 0) goes to shard k mod count + 1.
+
+    >>> shard_of(["a", "b", "c", "d"], 3)  # sha256: "c" 2e7d…, "b" 3e23…, "a" ca97…, "d" 18ac… → d, c, b, a
+    {'a': 1, 'b': 3, 'c': 2, 'd': 1}
+    """
+    ranked = sorted(case_ids, key=lambda c: hashlib.sha256(c.encode("utf-8")).hexdigest())
+    return {c: k % count + 1 for k, c in sorted(enumerate(ranked), key=lambda kc: kc[1])}
+
+
+def shard_cases(case_ids: Sequence[str], spec: ShardSpec) -> list[str]:
+    """The ids of the cases of ``spec``, in suite order; more shards than cases raise ``ValueError``."""
+    if spec.count > len(case_ids):
+        raise ValueError(too_many_shards(spec.count, len(case_ids)))
+    falls = shard_of(case_ids, spec.count)
+    return [c for c in case_ids if falls[c] == spec.index]
+
+
+def shard_record(case_ids: Sequence[str], spec: ShardSpec) -> Shard:
+    """The ``run.shard`` of a shard receipt."""
+    return Shard(
+        index=spec.index, count=spec.count, case_ids=shard_cases(case_ids, spec), suite_case_ids=list(case_ids)
+    )
+
+
+def _lane(r: Receipt) -> object:
+    return r.run.lane.model_dump(mode="json", exclude={"models_reported"})
+
+
+def _judge(r: Receipt) -> object:
+    return None if r.judge is None else r.judge.model_dump(mode="json", exclude={"models_reported"})
+
+
+def _dump(value: object) -> object:
+    dump = getattr(value, "model_dump", None)
+    return dump(mode="json") if callable(dump) else value
+
+
+SAME: tuple[tuple[str, Callable[[Receipt], object]], ...] = (
+    ("schema_version", lambda r: r.schema_version),
+    ("tool.version", lambda r: r.tool.version),
+    ("suite.sha256", lambda r: r.suite.sha256),
+    ("skill.sha256", lambda r: None if r.skill is None else r.skill.sha256),
+    ("run.shard.count", lambda r: r.run.shard.count if r.run.shard else None),
+    ("run.shard.suite_case_ids", lambda r: r.run.shard.suite_case_ids if r.run.shard else None),
+    ("run.lane", _lane),
+    ("run.harness", lambda r: _dump(r.run.harness)),
+    ("run.capture", lambda r: r.run.capture),
+    ("run.preset", lambda r: r.run.preset),
+    *((f"run.settings.{name}", lambda r, n=name: getattr(r.run.settings, n)) for name in (
+        "stopping_rule", "draws_min", "draws_max", "judge_samples", "concurrency", "timeout_s", "max_retries",
+        "delivery", "max_consecutive_failures", "reference_sha256", "as_reference",
+    )),
+    ("run.sampling", lambda r: r.run.sampling),
+    ("judge", _judge),
+    ("economics.judge_overhead.price", lambda r: _dump(r.economics.judge_overhead.price)),
+)  # fmt: skip
+"""Every field a shard must share with the first, by its name in a refusal (models reported may differ)."""
+
+
+def _shown(value: object) -> str:
+    text = found(value) if not isinstance(value, (list, dict)) else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def merge_refusal(shards: Sequence[tuple[str, Receipt]]) -> str | None:
+    """Why these receipts cannot merge, as ``FILE: field: reason``; ``None`` when they can.
+
+    Each must be a shard; each must share every `SAME` field with the first; its cases must be the ones its
+    ``run.shard.case_ids`` names; no case may be in two shards; every case of the suite must be in one.
+    """
+    owner: dict[str, str] = {}
+    first_name, first = shards[0]
+    for name, receipt in shards:
+        shard = receipt.run.shard
+        if shard is None:
+            return f"{name}: run.shard: {NOT_A_SHARD}"
+        for field, get in SAME:
+            if (here := get(receipt)) != (there := get(first)):
+                return f"{name}: {field}: {differs(_shown(there), _shown(here), first_name)}"
+        if [c.id for c in receipt.cases] != shard.case_ids:
+            return f"{name}: cases: the case ids are not those run.shard.case_ids names ({_shown(shard.case_ids)})"
+        for case_id in shard.case_ids:
+            if case_id in owner:
+                return f"{name}: run.shard.case_ids: {overlap(found(case_id), owner[case_id])}"
+            owner[case_id] = name
+    suite = first.run.shard.suite_case_ids if first.run.shard else []
+    absent = [c for c in suite if c not in owner]
+    if absent:
+        count = first.run.shard.count if first.run.shard else 1
+        why = missing(found(absent[0]), shard_of(suite, count)[absent[0]], count, len(absent) - 1)
+        return f"{first_name}: run.shard.suite_case_ids: {why}"
+    return None
+
+
+LEVELS = (Verification.UNVERIFIED, Verification.DECLARED, Verification.TESTED)
+"""Verification levels from lowest to highest: a merged receipt reads its lowest shard's."""
+
+
+def _total(values: Sequence[int | None]) -> int | None:
+    """The sum, or ``None`` when any shard did not record the count."""
+    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+def merged_body(receipts: Sequence[Receipt], tool: Tool, created_at: str) -> dict[str, Any]:
+    """The body of the merged receipt (for `seal_receipt`) of shards `merge_refusal` accepted.
+
+    Cases in suite order; call counts and usage summed; the judge's cost priced again over the summed usage (as
+    one run prices it); models reported united; the level and its reason the lowest shard's; each shard's seal
+    in ``shards``. Answers archives stay with their shard receipts (``transcripts`` is null).
+    """
+    ordered = sorted(receipts, key=lambda r: r.run.shard.index if r.run.shard else 0)
+    first = ordered[0]
+    by_id = {c.id: c for r in ordered for c in r.cases}
+    suite_ids = first.run.shard.suite_case_ids if first.run.shard else list(by_id)
+    lowest = min(ordered, key=lambda r: LEVELS.index(Verification(r.verification)))
+    runs = [r.run for r in ordered]
+    run = first.run.model_copy(
+        update={
+            "lane": first.run.lane.model_copy(
+                update={"models_reported": sorted({m for r in runs for m in r.lane.models_reported})}
+            ),
+            "started_at": min((r.started_at for r in runs if r.started_at), default=None),
+            "finished_at": max((r.finished_at for r in runs if r.finished_at), default=None),
+            "logical_calls": _total([r.logical_calls for r in runs]),
+            "endpoint_attempts": _total([r.endpoint_attempts for r in runs]),
+            "shard": None,
+        }
+    )
+    judge = first.judge
+    if judge is not None:
+        reported = sorted({m for r in ordered if r.judge for m in r.judge.models_reported})
+        judge = judge.model_copy(update={"models_reported": reported})
+    overheads = [r.economics.judge_overhead for r in ordered]
+    usage = sum_usage([o.usage for o in overheads])
+    lows = [r.counts.draws_per_arm_min for r in ordered if r.counts.draws_per_arm_min is not None]
+    highs = [r.counts.draws_per_arm_max for r in ordered if r.counts.draws_per_arm_max is not None]
+    return {
+        "tool": tool,
+        "created_at": created_at,
+        "verification": lowest.verification,
+        "verification_reason": lowest.verification_reason,
+        "run": run,
+        "skill": first.skill,
+        "suite": first.suite,
+        "judge": judge,
+        "counts": CountsRecord(
+            draws_per_arm_min=min(lows, default=None),
+            draws_per_arm_max=max(highs, default=None),
+            judge_samples_per_draw=first.counts.judge_samples_per_draw,
+        ),
+        "cases": [by_id[c] for c in suite_ids],
+        "economics": Economics(
+            generation=ArmUsage(
+                with_skill=sum_usage([r.economics.generation.with_skill for r in ordered]),
+                baseline=sum_usage([r.economics.generation.baseline for r in ordered]),
+            ),
+            judge_overhead=JudgeOverhead(
+                model=overheads[0].model,
+                price=overheads[0].price,
+                usage=usage,
+                cost_usd=cost(usage, overheads[0].price),
+                judged_draws_counted=_total([o.judged_draws_counted for o in overheads]),
+                judged_draws_missing_usage=_total([o.judged_draws_missing_usage for o in overheads]),
+            ),
+        ),
+        "shards": [
+            ShardSeal(
+                index=r.run.shard.index,
+                count=r.run.shard.count,
+                cases=len(r.cases),
+                verification=r.verification,
+                sha256=r.seal.sha256,
+            )
+            for r in ordered
+            if r.run.shard is not None
+        ],
+    }

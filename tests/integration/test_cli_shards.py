@@ -1,0 +1,251 @@
+"""``driftproof run --shard INDEX/COUNT`` and ``driftproof merge`` on the stub lane (issue 14).
+
+The suite has five cases, ``a`` to ``e``. Ranked by sha256 of their ids they are d (18ac…), c (2e7d…),
+b (3e23…), e (3f79…), a (ca97…); dealt in turn to 2 shards: 1 = {a, b, d}, 2 = {c, e}; to 3 shards:
+1 = {d, e}, 2 = {a, c}, 3 = {b}. The stub answers and judges by case, arm and draw index alone, so a shard's
+cases hold exactly the figures the unsharded run gives them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from driftproof.cli import main
+
+IDS = ["a", "b", "c", "d", "e"]
+SPLITS = {2: [["a", "b", "d"], ["c", "e"]], 3: [["d", "e"], ["a", "c"], ["b"]]}
+
+
+def write_suite(where: Path, ids: list[str] = IDS, skill: str = "Be brief.") -> Path:
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "SKILL.md").write_text(skill, encoding="utf-8")
+    cases = [{"id": c, "prompt": f"Task {c}.", "rubric": f"good {c}"} for c in ids]
+    (where / "suite.yaml").write_text(yaml.safe_dump({"skill": "SKILL.md", "cases": cases}), encoding="utf-8")
+    return where / "suite.yaml"
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    return write_suite(tmp_path / "s")
+
+
+def run(suite: Path, out: Path, *extra: str) -> dict[str, Any]:
+    assert (
+        main(["run", str(suite), "--provider", "stub", "--draws", "3", "--max-draws", "4", "-o", str(out), *extra]) == 0
+    )
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    capsys.readouterr()
+    assert main(list(argv)) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    return err
+
+
+def shards_of(suite: Path, tmp: Path, count: int) -> list[Path]:
+    paths = [tmp / f"s{i}of{count}.json" for i in range(1, count + 1)]
+    for i, path in enumerate(paths, start=1):
+        run(suite, path, "--shard", f"{i}/{count}")
+    return paths
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_merged_shards_hold_the_unsharded_runs_figures(
+    suite: Path, tmp_path: Path, count: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = run(suite, tmp_path / "whole.json")
+    paths = shards_of(suite, tmp_path, count)
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+    assert [d["run"]["shard"]["case_ids"] for d in docs] == SPLITS[count]
+    assert all(d["run"]["shard"]["suite_case_ids"] == IDS for d in docs)
+    capsys.readouterr()
+    merged_path = tmp_path / "merged.json"
+    assert main(["merge", *map(str, reversed(paths)), "-o", str(merged_path)]) == 0  # any order
+    merged = json.loads(merged_path.read_text(encoding="utf-8"))
+    assert capsys.readouterr().out.startswith(f"merged: {merged_path} ({count} shards, 5 cases, seal ")
+    assert merged["cases"] == whole["cases"]  # every draw, score and judge sample, in suite order
+    assert merged["economics"] == whole["economics"]
+    assert merged["counts"] == whole["counts"]
+    # the stub never stops early here: 5 cases × 2 arms × 4 draws × (1 + 5 samples) = 240 calls, however split
+    assert merged["run"]["logical_calls"] == whole["run"]["logical_calls"] == 240
+    assert sum(d["run"]["logical_calls"] for d in docs) == 240
+    assert merged["run"]["shard"] is None and "shard" not in json.dumps(whole["run"]["shard"])
+    assert merged["verification"] == whole["verification"] == "UNVERIFIED"
+    assert merged["verification_reason"] == whole["verification_reason"]
+    assert [s["sha256"] for s in merged["shards"]] == [d["seal"]["sha256"] for d in docs]
+    assert [s["cases"] for s in merged["shards"]] == [len(s) for s in SPLITS[count]]
+    assert main(["validate", str(merged_path)]) == 0
+
+
+def test_a_shard_run_says_which_shard_before_its_plan_and_writes_beside_the_default(
+    suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", str(suite), "--provider", "stub", "--draws", "3", "--max-draws", "3", "--shard", "3/3"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert (
+        err[0] == "shard 3/3: 1 of the suite's 5 cases (ranked by sha256 of their ids, dealt to shards 1 to 3 in turn)"
+    )
+    assert err[1].startswith("plan: 1 case × 2 arms")
+    out = suite.parent / ".driftproof" / "receipt.shard-3-of-3.json"
+    assert json.loads(out.read_text(encoding="utf-8"))["run"]["shard"]["case_ids"] == ["b"]
+    assert not (suite.parent / ".driftproof" / "receipt.json").exists()
+
+
+def test_readers_give_a_shard_receipt_no_suite_level_verdict(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shard = tmp_path / "s1.json"
+    run(suite, shard, "--shard", "1/2")
+    whole = tmp_path / "whole.json"
+    run(suite, whole)
+    capsys.readouterr()
+    assert main(["view", str(shard), "--format", "json"]) == 0
+    view = json.loads(capsys.readouterr().out)
+    assert view["status"] == "no_verdict"
+    assert view["no_verdict_reason"].startswith("shard 1/2: 3 of the suite's 5 cases, not the suite")
+    assert main(["badge", str(shard)]) == 0
+    assert json.loads(capsys.readouterr().out)["message"].startswith("no verdict")
+    assert main(["diff", str(whole), str(shard), "--fail-on", "regressed"]) == 0
+    assert "after is shard 1/2 of the suite" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("shard", "needle"),
+    [
+        ("0/3", "--shard: '0/3': INDEX must be from 1 to COUNT (3)"),
+        ("4/3", "--shard: '4/3': INDEX must be from 1 to COUNT (3)"),
+        ("1/0", "--shard: '1/0': COUNT must be from 1 to 10000"),
+        ("two/3", "--shard: 'two/3' is not INDEX/COUNT; give INDEX/COUNT, e.g. --shard 1/3 (shard 1 of 3)"),
+        ("3", "--shard: '3' is not INDEX/COUNT"),
+        (
+            "1/6",
+            "--shard: COUNT (6) is more than the suite's 5 cases, so a shard would hold none; use at most 5 shards",
+        ),
+    ],
+)
+def test_a_bad_shard_is_refused_before_any_call(
+    suite: Path, capsys: pytest.CaptureFixture[str], shard: str, needle: str
+) -> None:
+    line = refused(capsys, "run", str(suite), "--provider", "stub", "--shard", shard)
+    assert needle in line
+    assert not (suite.parent / ".driftproof").exists()  # nothing written, not even the journal
+
+
+def test_quick_cannot_run_a_shard(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = refused(capsys, "run", str(suite), "--provider", "stub", "--quick", "--shard", "1/2")
+    assert "--shard: --quick runs the first case only" in line
+
+
+@pytest.fixture
+def two(suite: Path, tmp_path: Path) -> list[Path]:
+    return shards_of(suite, tmp_path, 2)
+
+
+def merge_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *shards: Path) -> str:
+    out = tmp_path / "merged.json"
+    line = refused(capsys, "merge", *map(str, shards), "-o", str(out))
+    assert not out.exists()
+    return line
+
+
+def test_merge_refuses_a_missing_shard_naming_the_case(
+    two: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = merge_refused(capsys, tmp_path, two[0])
+    assert line == (
+        f"driftproof: error: {two[0]}: run.shard.suite_case_ids: case 'c' is in no shard given (it falls in shard "
+        "2/2: add that shard's receipt); 1 more case is missing too"
+    )
+
+
+def test_merge_refuses_overlapping_shards(two: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = merge_refused(capsys, tmp_path, two[0], two[1], two[0])
+    assert line == (
+        f"driftproof: error: {two[0]}: run.shard.case_ids: case 'a' is also in {two[0]}; each case must be in "
+        "exactly one shard"
+    )
+
+
+def test_merge_refuses_a_receipt_that_is_no_shard(
+    suite: Path, two: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = tmp_path / "whole.json"
+    run(suite, whole)
+    line = merge_refused(capsys, tmp_path, two[0], whole)
+    assert line.startswith(f"driftproof: error: {whole}: run.shard: not a shard receipt")
+
+
+def test_merge_refuses_shards_of_different_splits(
+    suite: Path, two: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "s2of3.json"
+    run(suite, other, "--shard", "2/3")
+    line = merge_refused(capsys, tmp_path, two[0], other)
+    assert line.startswith(
+        f"driftproof: error: {other}: run.shard.count: differs from the first shard's: 2 in {two[0]}, 3 here"
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "values"),
+    [
+        (["--judge-samples", "4"], "run.settings.judge_samples", "5 in {first}, 4 here"),
+        (["--max-draws", "5"], "run.settings.stopping_rule", ""),
+        (["--model", "other-model"], "run.lane", ""),
+        (["--concurrency", "2"], "run.settings.concurrency", "8 in {first}, 2 here"),
+    ],
+)
+def test_merge_refuses_shards_run_with_different_settings(
+    suite: Path,
+    two: list[Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    field: str,
+    values: str,
+) -> None:
+    odd = tmp_path / "odd.json"
+    run(suite, odd, "--shard", "2/2", *extra)
+    line = merge_refused(capsys, tmp_path, two[0], odd)
+    assert line.startswith(f"driftproof: error: {odd}: {field}: differs from the first shard's: "), line
+    assert values.format(first=two[0]) in line
+
+
+def test_merge_refuses_shards_of_an_edited_suite_or_skill(
+    suite: Path, two: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edited = write_suite(tmp_path / "edited")  # the same cases; the suite file's bytes differ below
+    edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    odd = tmp_path / "odd-suite.json"
+    run(edited, odd, "--shard", "2/2")
+    assert f"{odd}: suite.sha256: differs from the first shard's" in merge_refused(capsys, tmp_path, two[0], odd)
+    other_skill = write_suite(tmp_path / "other-skill", skill="Be thorough.")
+    odd = tmp_path / "odd-skill.json"
+    run(other_skill, odd, "--shard", "2/2")
+    line = merge_refused(capsys, tmp_path, two[0], odd)
+    assert f"{odd}: suite.sha256" not in line  # the suite file is byte for byte the same
+    assert f"{odd}: skill.sha256: differs from the first shard's" in line
+
+
+def test_merge_refuses_an_output_that_is_a_shard(two: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    before = two[0].read_bytes()
+    line = refused(capsys, "merge", *map(str, two), "-o", str(two[0]))
+    assert (
+        line
+        == f"driftproof: error: -o: {two[0]} is one of the shard receipts given; write the merged receipt elsewhere"
+    )
+    assert two[0].read_bytes() == before
+
+
+def test_merge_refuses_a_tampered_shard(two: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(two[1].read_text(encoding="utf-8"))
+    doc["cases"][0]["with_skill"]["draws"][0]["score"] = 1.0
+    two[1].write_text(json.dumps(doc), encoding="utf-8")
+    assert f"{two[1]}: seal mismatch" in merge_refused(capsys, tmp_path, *two)
