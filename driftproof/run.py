@@ -17,12 +17,22 @@ from typing import Any
 from driftproof.assemble import RunContext, build_receipt
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.models import Price, Receipt
+from driftproof.core.plan_sentences import plan_lines
 from driftproof.core.seal import sha256_text
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
 from driftproof.core.words import Capture, Delivery, Provider, Surface
 from driftproof.errors import InputError, RunStopped
 from driftproof.journal import Journal, run_fingerprint
 from driftproof.lanes.base import Lane
+from driftproof.planning import (
+    budget_fingerprint,
+    budget_needed,
+    check_budget,
+    check_max_tokens,
+    plan_of,
+    plan_settings,
+    pricing_for,
+)
 from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import write_receipt
@@ -68,6 +78,14 @@ class RunRequest:
     capture: Capture = DEFAULTS.capture
     delivery: Delivery = DEFAULTS.delivery
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    max_tokens: int | None = None
+    """Each answer's output ceiling (``--max-tokens``); ``None``: `DEFAULTS.max_tokens`."""
+    budget: int | None = None
+    """``--budget TOKENS``: no draw starts whose worst case could take the run past it."""
+    budget_usd: float | None = None
+    """``--budget-usd``: the same in USD, at the price table's prices."""
+    plan_by_case: bool = False
+    """Print the plan case by case before the first call (the Action does), not only its total."""
 
 
 @dataclass(frozen=True)
@@ -183,6 +201,8 @@ def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
     extra: dict[str, Any] = {"script": script} if request.provider == Provider.STUB else {}
     if surface == Surface.CLI:
         extra["delivery"] = request.delivery
+    if surface == Surface.API:  # the answers' ceiling, which the plan's and the budget's worst case count
+        extra["max_tokens"] = check_max_tokens(request.max_tokens)
     lane = make_lane(
         request.provider, surface, request.model, base_url=request.base_url, capture=request.capture, **common, **extra
     )
@@ -242,6 +262,8 @@ def run_suite(
 ) -> RunOutcome:
     """Run a suite end to end and write its receipt atomically; every check a user can fail comes first."""
     counts = resolve_counts(request)
+    check_budget(request.budget, request.budget_usd)
+    check_max_tokens(request.max_tokens)
     suite = load_suite(request.suite)
     if counts.preset is not None:
         suite = replace(suite, cases=suite.cases[:1])
@@ -266,7 +288,7 @@ def run_suite(
         plan.journal,
         progress_stream,
         log_answer,
-        plan.reference.lines,
+        (*plan.reference.lines, *plan.lines),
     )
     archive = _transcripts(runner, out) if request.keep_transcripts else None
     ctx = RunContext(
@@ -302,6 +324,8 @@ class _Plan:
     price: Price | None
     options: RunOptions
     journal: Journal
+    lines: tuple[str, ...] = ()
+    """The plan as printed before the first call (`driftproof.core.plan_sentences.plan_lines`)."""
 
 
 def _plan(
@@ -327,6 +351,14 @@ def _plan(
             ),
         )
     price = price_for(judge_model, request.price_table)
+    budget = check_budget(request.budget, request.budget_usd)
+    pricing = pricing_for((request.model or lane.default_model(), judge_model), request.price_table, budget)
+    models = (request.model or lane.default_model(), judge_model)
+    ceilings = (check_max_tokens(request.max_tokens), JUDGE_MAX_TOKENS)
+    settings = plan_settings(rule, counts.judge_samples, ceilings, skill_text)
+    shown = tuple(
+        plan_lines(plan_of(suite.cases, settings, pricing), pricing, models, budget, by_case=request.plan_by_case)
+    )
     options = RunOptions(
         judge_model=judge_model,
         model=request.model,
@@ -336,6 +368,9 @@ def _plan(
         capture=request.capture,
         max_consecutive_failures=max_failures,
         reference=reference.arms or None,
+        max_tokens=check_max_tokens(request.max_tokens),
+        budget=budget,
+        pricing=pricing,
     )
     fingerprint = run_fingerprint(
         {
@@ -351,9 +386,10 @@ def _plan(
             "preset": counts.preset,
             "script": str(request.script) if request.script else None,
             **({"reference": reference.sha256} if reference.sha256 else {}),
+            **budget_fingerprint(options),
         }
     )
-    return _Plan(reference, price, options, _journal_for(request, out, fingerprint))
+    return _Plan(reference, price, options, _journal_for(request, out, fingerprint), shown)
 
 
 def options_timeout(request: RunRequest, lane: Lane) -> float | None:
@@ -378,9 +414,8 @@ def _draw(
     """Draw and judge every case; a stopped run keeps its journal only when it holds finished draws."""
     lane, judge = lanes
     stream = progress_stream if progress_stream is not None else sys.stderr
-    for line in (*notice_lines(suite), *said):  # what is not run, what the reference does: before any call
+    for line in (*notice_lines(suite), *said):  # what is not run, what the reference does, the plan: before any call
         print(printable(line), file=stream, flush=True)
-    print(counts.plan_line(len(suite.cases)), file=stream, flush=True)
     label = f"{suite.name} · {lane.provider}/{request.model or lane.default_model() or 'default'} ({lane.surface})"
     progress = make_progress(label, len(suite.cases) * len(ARMS) * counts.draws * (1 + counts.judge_samples), stream)
     runner = Runner(suite, skill_text, lane, judge, options, progress=progress, log_answer=log_answer)
@@ -389,6 +424,8 @@ def _draw(
     try:
         runner.run(journal, resume=request.resume)
         finished = True
+        if (needed := budget_needed(runner)) is not None:  # how much budget the refused draws would have needed
+            print(needed, file=stream, flush=True)
     except RunStopped as exc:
         kept = runner.finished_draws()
         if kept == 0:

@@ -31,6 +31,8 @@ class Defaults:
     """Judge samples per answer."""
     concurrency: int = 8
     """Calls in flight at once."""
+    max_tokens: int = 2048
+    """The output ceiling of each answer (``--max-tokens``), which a plan's and a budget's worst case count."""
     api_timeout_s: float = 120.0
     """Seconds one attempt may take on an API lane; a CLI lane has its own, longer default."""
     max_retries: int = 4
