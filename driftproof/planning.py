@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from driftproof.core.defaults import DEFAULTS
+from driftproof.core.defaults import DEFAULTS, LIMITS
 from driftproof.core.economics import estimate_tokens
 from driftproof.core.models import RunBudget
 from driftproof.core.plan import (
@@ -141,7 +141,7 @@ def budget_needed(runner: Any) -> str | None:
     return budget_needed_line(record.stopped_cases, ledger.budget, record.needed_tokens, record.needed_usd)
 
 
-MOST_TOKENS = 10**12
+MOST_TOKENS = LIMITS.tokens
 """The largest ``--budget`` and ``--max-tokens`` taken: a guard against a typo, not a limit anyone meets."""
 
 
@@ -153,7 +153,7 @@ def check_budget(tokens: int | None, usd: float | None) -> Budget | None:
         raise InputError(f"--budget: a whole number of tokens from 1 to {MOST_TOKENS}, got {tokens}")
     if usd is not None and (isinstance(usd, bool) or not isinstance(usd, (int, float)) or not 0 < usd < math.inf):
         raise InputError(f"--budget-usd: a number of USD above 0, got {usd}")
-    if tokens is None and usd is None:
+    if tokens is None and usd is None:  # DEFAULTS.budget, DEFAULTS.budget_usd
         return None
     return Budget(tokens=tokens, usd=None if usd is None else float(usd))
 

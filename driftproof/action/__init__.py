@@ -281,6 +281,9 @@ def _request(ctx: _Ctx, files: _Files, reference: Receipt | None, *, as_referenc
         reference=reference,
         as_reference=as_reference,
         environ=dict(ctx.environ),
+        budget=config.budget,
+        budget_usd=config.budget_usd,
+        plan_by_case=True,  # the same plan as driftproof plan, before the first call
     )
 
 

@@ -49,6 +49,10 @@ class Defaults:
     """Where the Action stores the default branch's receipt."""
     badge_path: str = ".driftproof/badge.json"
     """Where the Action writes the shields.io endpoint JSON."""
+    budget: int | None = None
+    """No token budget (``--budget``, the Action's ``budget``): the run draws as the stopping rule asks."""
+    budget_usd: float | None = None
+    """No dollar budget (``--budget-usd``, the Action's ``budget-usd``)."""
 
 
 DEFAULTS = Defaults()
@@ -64,6 +68,8 @@ class Limits:
     """Retries per call."""
     timeout_s: float = 86_400.0
     """Seconds per attempt: a day."""
+    tokens: int = 10**12
+    """Tokens of a budget or of an answer's output ceiling."""
 
 
 LIMITS = Limits()
