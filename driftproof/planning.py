@@ -142,7 +142,7 @@ def budget_needed(runner: Any) -> str | None:
 
 
 MOST_TOKENS = LIMITS.tokens
-"""The largest ``--budget`` and ``--max-tokens`` taken: a guard against a typo, not a limit anyone meets."""
+"""The largest ``--budget`` and ``--max-tokens`` taken (10^12): a guard against a typo, not a limit anyone meets."""
 
 
 def check_budget(tokens: int | None, usd: float | None) -> Budget | None:
@@ -150,7 +150,7 @@ def check_budget(tokens: int | None, usd: float | None) -> Budget | None:
     if tokens is not None and (
         isinstance(tokens, bool) or not isinstance(tokens, int) or not 1 <= tokens <= MOST_TOKENS
     ):
-        raise InputError(f"--budget: a whole number of tokens from 1 to {MOST_TOKENS}, got {tokens}")
+        raise InputError(f"--budget: a whole number of tokens from 1 to 10^12, got {tokens}")
     if usd is not None and (isinstance(usd, bool) or not isinstance(usd, (int, float)) or not 0 < usd < math.inf):
         raise InputError(f"--budget-usd: a number of USD above 0, got {usd}")
     if tokens is None and usd is None:  # DEFAULTS.budget, DEFAULTS.budget_usd
@@ -163,7 +163,7 @@ def check_max_tokens(value: int | None) -> int:
     if value is None:
         return DEFAULTS.max_tokens
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MOST_TOKENS:
-        raise InputError(f"--max-tokens: a whole number of tokens from 1 to {MOST_TOKENS}, got {value}")
+        raise InputError(f"--max-tokens: a whole number of tokens from 1 to 10^12, got {value}")
     return value
 
 

@@ -128,9 +128,9 @@ def test_plan_prints_per_case_and_total_and_makes_no_call(
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--budget", "0"], "--budget: a whole number of tokens from 1 to 1000000000000, got 0"),
+        (["--budget", "0"], "--budget: a whole number of tokens from 1 to 10^12, got 0"),
         (["--budget-usd", "-1"], "--budget-usd: a number of USD above 0, got -1.0"),
-        (["--max-tokens", "0"], "--max-tokens: a whole number of tokens from 1 to 1000000000000, got 0"),
+        (["--max-tokens", "0"], "--max-tokens: a whole number of tokens from 1 to 10^12, got 0"),
         (
             ["--budget-usd", "1", "--provider", "stub", "--model", "unpriced"],
             "--budget-usd: no price for the answering model unpriced in the price table; add it with "
