@@ -167,6 +167,7 @@ def _run(runner: Runner, ctx: RunContext, arms: dict[int, dict[str, Arm]]) -> Ru
             max_consecutive_failures=ctx.options.max_consecutive_failures,
             reference_sha256=ctx.reference_sha256,
             as_reference=ctx.as_reference,
+            budget=runner.ledger.record(runner.stop_reasons) if runner.ledger is not None else None,
         ),
         sampling=ctx.lane.sampling(),
         started_at=ctx.started_at,

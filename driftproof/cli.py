@@ -167,6 +167,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         reference=Path(args.reference) if args.reference else None,
         carry_baseline=args.carry_baseline,
         shard=args.shard,
+        **_budget_flags(args),
     )
     outcome = run_suite(request)
     if args.quick:
@@ -179,6 +180,19 @@ def _cmd_merge(args: argparse.Namespace) -> int:
     from driftproof.merge import merge_shards
 
     print(merge_shards([Path(p) for p in args.shards], Path(args.output)).line())
+    return 0
+
+
+def _budget_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """``--max-tokens``, ``--budget`` and ``--budget-usd``, which ``run`` and ``plan`` share."""
+    return {"max_tokens": args.max_tokens, "budget": args.budget, "budget_usd": args.budget_usd}
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from driftproof.plan_command import plan_request, plan_text
+
+    report = plan_request(args, _lane_and_count_flags(args), _budget_flags(args))
+    print(plan_text(report, args.format), end="")
     return 0
 
 
@@ -345,8 +359,16 @@ def _add_stale(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``run``: a suite with and without the skill, to a sealed receipt."""
-    p = sub.add_parser("run", help="run a suite with and without the skill and write a sealed receipt")
+    """``run``: a suite with and without the skill, to a sealed receipt; ``plan``: what it would call, no call."""
+    _add_run_flags(sub.add_parser("run", help="run a suite with and without the skill and write a sealed receipt"))
+    p = sub.add_parser("plan", help="print the calls, tokens and dollars a run would take, per case; makes no call")
+    _add_run_flags(p)
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.set_defaults(handler=_cmd_plan)
+
+
+def _add_run_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of ``run`` (which ``plan`` takes too)."""
     p.add_argument("suite", metavar="SUITE", help="suite file: native YAML/JSON, evals/evals.json or .eval.yaml")
     p.add_argument("--skill", metavar="PATH", help="SKILL.md (default: the suite's 'skill:')")
     p.add_argument("-o", "--output", metavar="RECEIPT", help="receipt path (default: .driftproof/ beside the suite)")
@@ -388,6 +410,13 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=DEFAULTS.delivery,
         help="how the skill reaches the agent: in its system prompt (default), or installed for it to discover (CLI)",
     )
+    p.add_argument(
+        "--max-tokens", type=int, metavar="N", help=f"output ceiling of each answer (default {DEFAULTS.max_tokens})"
+    )
+    p.add_argument(
+        "--budget", type=int, metavar="TOKENS", help="start no call that could take the run past TOKENS (worst case)"
+    )
+    p.add_argument("--budget-usd", type=float, metavar="USD", help="the same in USD, at the price table's prices")
     p.set_defaults(handler=_cmd_run)
 
 

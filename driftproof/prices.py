@@ -37,6 +37,7 @@ BUNDLED: dict[str, Any] = {
     },
     "gpt-5-mini": {"input_per_mtok": 0.25, "output_per_mtok": 2.0, "cache_read_per_mtok": 0.025},
     "stub-judge": {"input_per_mtok": 0.0, "output_per_mtok": 0.0},
+    "stub-model": {"input_per_mtok": 0.0, "output_per_mtok": 0.0},
 }
 
 

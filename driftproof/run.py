@@ -17,11 +17,21 @@ from driftproof.assemble import RunContext, build_receipt
 from driftproof.carry import NONE, Carry, RunFacts, carry_for
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.models import Price, Receipt, Shard
+from driftproof.core.plan_sentences import plan_lines
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
 from driftproof.core.words import Capture, Delivery, Provider, Surface
 from driftproof.errors import InputError, RunStopped
 from driftproof.journal import DrawResult, Journal, run_fingerprint
 from driftproof.lanes.base import Lane
+from driftproof.planning import (
+    budget_fingerprint,
+    budget_needed,
+    check_budget,
+    check_max_tokens,
+    plan_of,
+    plan_settings,
+    pricing_for,
+)
 from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import load_receipt, write_receipt
@@ -76,6 +86,14 @@ class RunRequest:
     shard: str | None = None
     """``INDEX/COUNT``: run only the cases of that shard (``driftproof.sharding``), to a shard receipt."""
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    max_tokens: int | None = None
+    """Each answer's output ceiling (``--max-tokens``); ``None``: `DEFAULTS.max_tokens`."""
+    budget: int | None = None
+    """``--budget TOKENS``: no draw starts whose worst case could take the run past it."""
+    budget_usd: float | None = None
+    """``--budget-usd``: the same in USD, at the price table's prices."""
+    plan_by_case: bool = False
+    """Print the plan case by case before the first call (the Action does), not only its total."""
 
 
 @dataclass(frozen=True)
@@ -105,22 +123,6 @@ class Counts:
     def stopping_rule(self) -> StoppingRule:
         """The rule the runner applies."""
         return self.rule or rule_for(self.draws, self.max_draws)
-
-    def worst_case_calls(self, cases: int) -> int:
-        """cases × 2 arms × max draws × (1 answer + judge samples): the most calls the run can make."""
-        return cases * len(ARMS) * self.max_draws * (1 + self.judge_samples)
-
-    def plan_line(self, cases: int, carried: tuple[int, ...] = ()) -> str:
-        """Printed before the first call, so a run's cost is visible before it is spent. ``carried``: the draws
-        of each carried baseline arm, which are not drawn again (only up to ``max_draws`` beyond them)."""
-        per_draw = 1 + self.judge_samples
-        low = (cases * len(ARMS) * self.draws - sum(min(n, self.draws) for n in carried)) * per_draw
-        high = self.worst_case_calls(cases) - sum(min(n, self.max_draws) for n in carried) * per_draw
-        arms = f"{len(ARMS)} arms ({len(carried)} baseline carried)" if carried else f"{len(ARMS)} arms"
-        return (
-            f"plan: {cases} case{'' if cases == 1 else 's'} × {arms} × {self.draws} to {self.max_draws} "
-            f"draws × (1 answer + {self.judge_samples} judge samples): at least {low}, at most {high} calls"
-        )
 
 
 def _now() -> str:
@@ -196,6 +198,8 @@ def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
     extra: dict[str, Any] = {"script": script} if request.provider == Provider.STUB else {}
     if surface == Surface.CLI:
         extra["delivery"] = request.delivery
+    if surface == Surface.API:  # the answers' ceiling, which the plan's and the budget's worst case count
+        extra["max_tokens"] = check_max_tokens(request.max_tokens)
     lane = make_lane(
         request.provider, surface, request.model, base_url=request.base_url, capture=request.capture, **common, **extra
     )
@@ -255,6 +259,8 @@ def run_suite(
 ) -> RunOutcome:
     """Run a suite end to end and write its receipt atomically; every check a user can fail comes first."""
     counts = resolve_counts(request)
+    check_budget(request.budget, request.budget_usd)
+    check_max_tokens(request.max_tokens)
     suite = load_suite(request.suite)
     if counts.preset is not None:
         suite = replace(suite, cases=suite.cases[:1])
@@ -283,7 +289,12 @@ def run_suite(
             plan.journal,
             progress_stream,
             log_answer,
-            (*plan.reference.lines, *plan.carry.lines, *((shard_line(shard),) if shard is not None else ())),
+            (
+                *plan.reference.lines,
+                *plan.carry.lines,
+                *((shard_line(shard),) if shard is not None else ()),
+                *plan.lines,
+            ),
             spool,
         )
         archive = spool.archive(out) if spool is not None else None
@@ -344,6 +355,8 @@ class _Plan:
     price: Price | None
     options: RunOptions
     journal: Journal
+    lines: tuple[str, ...] = ()
+    """The plan as printed before the first call (`driftproof.core.plan_sentences.plan_lines`)."""
 
 
 def _plan(
@@ -375,6 +388,14 @@ def _plan(
             ),
         )
     price = price_for(judge_model, request.price_table)
+    budget = check_budget(request.budget, request.budget_usd)
+    pricing = pricing_for((request.model or lane.default_model(), judge_model), request.price_table, budget)
+    models = (request.model or lane.default_model(), judge_model)
+    ceilings = (check_max_tokens(request.max_tokens), JUDGE_MAX_TOKENS)
+    settings = plan_settings(rule, counts.judge_samples, ceilings, skill_text, carried=_carried_per_case(carry, suite))
+    shown = tuple(
+        plan_lines(plan_of(suite.cases, settings, pricing), pricing, models, budget, by_case=request.plan_by_case)
+    )
     options = RunOptions(
         judge_model=judge_model,
         model=request.model,
@@ -385,6 +406,9 @@ def _plan(
         max_consecutive_failures=max_failures,
         reference=reference.arms or None,
         carried=carry.draws or None,
+        max_tokens=check_max_tokens(request.max_tokens),
+        budget=budget,
+        pricing=pricing,
     )
     fingerprint = run_fingerprint(
         {
@@ -401,9 +425,22 @@ def _plan(
             "script": str(request.script) if request.script else None,
             **({"reference": reference.sha256} if reference.sha256 else {}),
             **({"carried": [carry.sha256, sorted(carry.draws)]} if carry.draws else {}),
+            **budget_fingerprint(options),
         }
     )
-    return _Plan(reference, carry, price, options, _journal_for(request, out, fingerprint))
+    return _Plan(reference, carry, price, options, _journal_for(request, out, fingerprint), shown)
+
+
+def _shard_lines(shard: Shard | None) -> tuple[str, ...]:
+    """What a shard run says before its first call: which shard of the suite it is."""
+    return (shard_line(shard),) if shard is not None else ()
+
+
+def _carried_per_case(carry: Carry, suite: Suite) -> dict[str, int]:
+    """The baseline draws carried per case, for the plan: only when every case carries the same number (the plan
+    counts per arm); otherwise none, and the carry's own line says which cases carry what."""
+    counts = {len(carry.draws.get(c.id, ())) for c in suite.cases}
+    return {"baseline": counts.pop()} if len(counts) == 1 and carry.draws else {}
 
 
 def _reference_receipt(source: Path | Receipt | None) -> Receipt | None:
@@ -436,12 +473,12 @@ def _draw(
     """Draw and judge every case; a stopped run keeps its journal only when it holds finished draws."""
     lane, judge = lanes
     stream = progress_stream if progress_stream is not None else sys.stderr
-    for line in (*notice_lines(suite), *said):  # what is not run, what the reference does: before any call
+    for line in (*notice_lines(suite), *said):  # what is not run, what the reference does, the plan: before any call
         print(printable(line), file=stream, flush=True)
-    carried = tuple(len(draws) for draws in (options.carried or {}).values())
-    print(counts.plan_line(len(suite.cases), carried), file=stream, flush=True)
     label = f"{suite.name} · {lane.provider}/{request.model or lane.default_model() or 'default'} ({lane.surface})"
-    progress = make_progress(label, len(suite.cases) * len(ARMS) * counts.draws * (1 + counts.judge_samples), stream)
+    carried = sum(min(len(draws), counts.draws) for draws in (options.carried or {}).values())
+    least = (len(suite.cases) * len(ARMS) * counts.draws - carried) * (1 + counts.judge_samples)
+    progress = make_progress(label, least, stream)
     keep = {"on_draw": _spooler(spool, suite)} if spool is not None else {}
     runner = Runner(  # the quick preset shows its answers; a full run keeps none in memory once journaled
         suite,
@@ -459,6 +496,8 @@ def _draw(
     try:
         runner.run(journal, resume=request.resume)
         finished = True
+        if (needed := budget_needed(runner)) is not None:  # how much budget the refused draws would have needed
+            print(needed, file=stream, flush=True)
     except RunStopped as exc:
         kept = runner.finished_draws()
         if kept == 0:

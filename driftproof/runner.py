@@ -21,6 +21,8 @@ from driftproof.answers import Finished, answer_record, judge_sample, judged_ans
 from driftproof.core.compare import ArmEvidence
 from driftproof.core.defaults import DEFAULTS
 from driftproof.core.models import Draw
+from driftproof.core.plan import Budget, Pricing
+from driftproof.core.plan_sentences import STOPPED_AT_BUDGET
 from driftproof.core.rounds import CaseDraws, arm_draws, next_draws
 from driftproof.core.stopping import StoppingRule
 from driftproof.core.words import ArmName, Capture
@@ -38,6 +40,7 @@ from driftproof.journal import (
 )
 from driftproof.judge import judge_prompt
 from driftproof.lanes.base import FATAL, Generation, GenerationRequest, Lane
+from driftproof.planning import ledger_for
 from driftproof.resume import Restored, restore
 from driftproof.stop_lines import stop_message
 from driftproof.suite import Suite, SuiteCase
@@ -64,7 +67,7 @@ class RunOptions:
     judge_samples: int = DEFAULTS.judge_samples
     rule: StoppingRule = field(default_factory=StoppingRule)
     concurrency: int = DEFAULTS.concurrency
-    max_tokens: int = 2048
+    max_tokens: int = DEFAULTS.max_tokens
     judge_max_tokens: int = JUDGE_MAX_TOKENS
     capture: Capture = DEFAULTS.capture
     max_consecutive_failures: int = DEFAULTS.max_consecutive_failures
@@ -74,6 +77,10 @@ class RunOptions:
     carried: Mapping[str, Sequence[Draw]] | None = None
     """By case id, the baseline draws carried from the reference (`core.carry`): fixed draws of the arm, never
     drawn, journaled or judged again; the stopping rule draws only what it wants beyond them."""
+    budget: Budget | None = None
+    """``--budget`` / ``--budget-usd``: no draw starts whose worst case could take the run past it."""
+    pricing: Pricing = field(default_factory=Pricing)
+    """The answering model's and the judge's prices, which a dollar budget reads."""
 
 
 @dataclass(slots=True)
@@ -136,6 +143,8 @@ class Runner:
         self._held_draws = 0
         #: Why each case stopped drawing: the stopping rule's last word.
         self.stop_reasons: dict[int, str] = {}
+        #: The budget's ledger: the worst case of every draw started (``None`` without a budget).
+        self.ledger = ledger_for(options, suite.cases, skill_text)
 
     # -- calls (worker threads) -------------------------------------------------------------------
     def _generate(self, case: SuiteCase, arm: str, index: int) -> Generation:
@@ -306,6 +315,8 @@ class Runner:
             return
         for (arm, index), result in restored.finished.get(ci, {}).items():
             self.results[ci][arm][index] = self._kept(ci, arm, result)
+            if self.ledger is not None:
+                self.ledger.commit(ci, arm)
             self.tally.lost += result.draw.score is None
         waiting = restored.waiting.get(ci, {})
         redraw = [(arm, i) for arm in ARMS for i in restored.to_draw(ci, arm) if i not in self.results[ci][arm]]
@@ -315,6 +326,8 @@ class Runner:
         for arm, index in redraw:
             self._submit_answer(pool, futures, ci, arm, index)
         for (arm, index), answer in waiting.items():
+            if self.ledger is not None:
+                self.ledger.commit(ci, arm)
             self.tally.planned += self.options.judge_samples - len(answer.samples)
             self._judge(pool, futures, (ci, arm, index), answer.record, answer.samples)
 
@@ -348,10 +361,12 @@ class Runner:
         decision = next_draws(self.options.rule, self.case_draws(ci))
         case = self.suite.cases[ci]
         self.stop_reasons[ci] = decision.reason
-        drawn = {
-            "with_skill": self._free_indices(ci, "with_skill", decision.add_with),
-            "baseline": self._free_indices(ci, "baseline", decision.add_baseline),
-        }
+        wants = {"with_skill": decision.add_with, "baseline": decision.add_baseline}
+        if self.ledger is not None:  # never start a draw whose worst case could take the run past the budget
+            wants, refused = self.ledger.allow(ci, wants)
+            if refused:
+                self.stop_reasons[ci] = STOPPED_AT_BUDGET
+        drawn = {arm: self._free_indices(ci, arm, count) for arm, count in wants.items()}
         self._outstanding[ci] = sum(map(len, drawn.values()))
         if self._outstanding[ci]:
             self._write(round_entry(case.id, drawn))
@@ -360,6 +375,8 @@ class Runner:
                 self._submit_answer(pool, futures, ci, arm, index)
 
     def _submit_answer(self, pool: ThreadPoolExecutor, futures: Futures, ci: int, arm: str, index: int) -> None:
+        if self.ledger is not None:
+            self.ledger.commit(ci, arm)
         self._submit(pool, futures, "answer", (ci, arm, index), self._generate, self.suite.cases[ci], arm, index)
         self.tally.planned += 1 + self.options.judge_samples
 

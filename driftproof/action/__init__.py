@@ -311,6 +311,9 @@ def _request(
         reference_label=label,
         shard=config.shard if config.shard != MERGE else None,
         environ=dict(ctx.environ),
+        budget=config.budget,
+        budget_usd=config.budget_usd,
+        plan_by_case=True,  # the same plan as driftproof plan, before the first call
     )
 
 

@@ -59,6 +59,8 @@ class ActionConfig(BaseModel):
     shard: str | None = Field(
         default=None, description="INDEX/COUNT: run that shard only; merge: merge the shard jobs' receipts; None: all."
     )
+    budget: int | None = Field(description="Token budget: no call starts that could pass it; None: no budget.")
+    budget_usd: float | None = Field(description="Dollar budget at the price table's prices; None: no budget.")
     workspace: Path = Field(description="GITHUB_WORKSPACE, the checked-out repository.")
     api_url: str = Field(description="GITHUB_API_URL, without a trailing slash.")
     server_url: str = Field(description="GITHUB_SERVER_URL, without a trailing slash.")
@@ -103,6 +105,8 @@ class ActionConfig(BaseModel):
             github_token=SecretStr(get("github-token") or environ.get("GITHUB_TOKEN", "").strip()),
             badge_path=_relative_path("badge-path", get("badge-path", DEFAULTS.badge_path)),
             shard=_shard(s) if (s := get("shard")) else None,
+            budget=_positive_int("budget", b, maximum=LIMITS.tokens) if (b := get("budget")) else DEFAULTS.budget,
+            budget_usd=_usd("budget-usd", u) if (u := get("budget-usd")) else DEFAULTS.budget_usd,
             workspace=Path(environ.get("GITHUB_WORKSPACE") or "."),
             api_url=_url("GITHUB_API_URL", environ.get("GITHUB_API_URL") or "https://api.github.com"),
             server_url=_url("GITHUB_SERVER_URL", environ.get("GITHUB_SERVER_URL") or "https://github.com"),
@@ -196,6 +200,21 @@ def _seconds(name: str, value: str) -> float:
             f"input '{name}' must be a number of seconds above 0 and at most {LIMITS.timeout_s:g}, got {_shown(value)}"
         )
     return seconds
+
+
+def _usd(name: str, value: str) -> float:
+    """A number of US dollars above 0.
+
+    >>> _usd("budget-usd", "2.50")
+    2.5
+    """
+    try:
+        usd = float(value)
+    except ValueError:
+        usd = math.nan
+    if not (math.isfinite(usd) and usd > 0):
+        raise InputError(f"input '{name}' must be a number of USD above 0, got {_shown(value)}")
+    return usd
 
 
 def _choice(name: str, value: str, words: type[Word]) -> Word:

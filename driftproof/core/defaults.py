@@ -31,6 +31,8 @@ class Defaults:
     """Judge samples per answer."""
     concurrency: int = 8
     """Calls in flight at once."""
+    max_tokens: int = 2048
+    """The output ceiling of each answer (``--max-tokens``), which a plan's and a budget's worst case count."""
     api_timeout_s: float = 120.0
     """Seconds one attempt may take on an API lane; a CLI lane has its own, longer default."""
     max_retries: int = 4
@@ -47,6 +49,10 @@ class Defaults:
     """Where the Action stores the default branch's receipt."""
     badge_path: str = ".driftproof/badge.json"
     """Where the Action writes the shields.io endpoint JSON."""
+    budget: int | None = None
+    """No token budget (``--budget``, the Action's ``budget``): the run draws as the stopping rule asks."""
+    budget_usd: float | None = None
+    """No dollar budget (``--budget-usd``, the Action's ``budget-usd``)."""
 
 
 DEFAULTS = Defaults()
@@ -62,6 +68,8 @@ class Limits:
     """Retries per call."""
     timeout_s: float = 86_400.0
     """Seconds per attempt: a day."""
+    tokens: int = 10**12
+    """Tokens of a budget or of an answer's output ceiling."""
 
 
 LIMITS = Limits()

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, model_validator
 
+from driftproof.core.budget_model import RunBudget as RunBudget
 from driftproof.core.model_base import Count as Count
 from driftproof.core.model_base import ReceiptPart as _Model
 from driftproof.core.model_base import Score as Score
@@ -314,6 +315,8 @@ class RunSettings(_Model):
     settled this run's with-skill arms against; null when there was none (and before 0.15)."""
     as_reference: bool | None = None
     """True when drawn to the deeper rule of a reference receipt (--as-reference), else false; null before 0.15."""
+    budget: RunBudget | None = None
+    """The budget the run was given (--budget, --budget-usd) and what it committed to; null when it had none."""
 
 
 class Run(_Model):

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from driftproof.core.bands import mean, sample_sd
 from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.economics import CHARS_PER_TOKEN
 from driftproof.core.import_sentences import NOT_REGRADABLE_AGGREGATES, NOT_REGRADABLE_DECLARED
 from driftproof.core.models import Arm, Case, Receipt
+from driftproof.core.plan_sentences import STOPPED_AT_BUDGET
 from driftproof.core.sentences import (
     AGGREGATES_ONLY,
     AGGREGATES_ONLY_SHORT,
@@ -317,12 +318,25 @@ def lift_of(cases: Sequence[Case]) -> tuple[float | None, float | None]:
     return mean(deltas), sample_sd(deltas)
 
 
+def at_budget(comparison: Comparison, stop_reason: str | None) -> Comparison:
+    """A case the budget stopped reads underpowered, whatever its draws show: the stopping rule wanted more.
+
+    >>> from driftproof.core.compare import ArmEvidence
+    >>> moved = compare(ArmEvidence((0.8, 0.85, 0.9)), ArmEvidence((0.1, 0.15, 0.2)))
+    >>> at_budget(moved, STOPPED_AT_BUDGET).verdict, at_budget(moved, None).verdict
+    (<CaseVerdict.UNDERPOWERED: 'underpowered'>, <CaseVerdict.IMPROVED: 'improved'>)
+    """
+    if stop_reason != STOPPED_AT_BUDGET:
+        return comparison
+    return replace(comparison, verdict=CaseVerdict.UNDERPOWERED, reason=STOPPED_AT_BUDGET)
+
+
 def read_receipt(receipt: Receipt) -> ReceiptReading:
     """Read one receipt: per-case with_skill vs baseline, lift, and the receipt status."""
     withheld = None if (why := no_verdict(receipt)) is None else why.reason
     new = [evidence(c.with_skill) for c in receipt.cases]
     ref = [evidence(c.baseline) for c in receipt.cases]
-    comparisons = [compare(n, r) for n, r in zip(new, ref, strict=True)]
+    comparisons = [at_budget(compare(n, r), c.stop_reason) for n, r, c in zip(new, ref, receipt.cases, strict=True)]
     cases = tuple(
         CaseReading(
             id=c.id,

@@ -151,3 +151,13 @@ def _lane_class(provider: Provider, surface: Surface) -> Any:
             raise
         raise LaneError(f"the {provider} {surface} lane ({class_name}) is not part of this Driftproof build") from None
     return getattr(module, class_name)
+
+
+def default_model_of(provider: Provider, surface: Surface) -> str | None:
+    """The model a lane asks for when none is named, read from its class without building it (so without a key);
+    ``None`` for a lane whose tool picks its own (the CLI lanes)."""
+    if (provider, surface) not in LANES:
+        return None
+    cls = _lane_class(provider, surface)
+    model = getattr(cls, "DEFAULT_MODEL", None)
+    return model if isinstance(model, str) else None

@@ -140,6 +140,7 @@ def _parse_entry(entry: Any, where: str) -> ScriptedDraw:
 class StubLane(Lane):
     """Deterministic answers and judge replies; makes no endpoint attempt."""
 
+    DEFAULT_MODEL = STUB_MODEL
     provider = Provider.STUB
     surface: Surface = Surface.NONE
 

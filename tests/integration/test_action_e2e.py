@@ -578,3 +578,25 @@ def test_no_stored_receipt_no_baseline_line_and_an_empty_output(
     assert "baseline-stands" in job.outputs  # set, and empty
     assert "Baseline:" not in job.log + job.summary + job.file("report")
     assert "Baseline:" not in str(marked(github)[0]["body"])
+
+
+def test_the_action_prints_driftproof_plan_before_its_first_call_and_takes_a_budget(
+    tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The plan the log shows is the one ``driftproof plan`` prints for the same settings (issue 14)."""
+    from driftproof.cli import main
+
+    repos = make_repos(tmp_path, stored())
+    inputs = {"provider": "stub", "judge-provider": "stub", "budget": "20000"}
+    job = run_job(tmp_path, repos, github, None, inputs=inputs)
+    suite = repos.workspace / "evals" / "suite.yaml"
+    flags = ["--provider", "stub", "--judge-provider", "stub", "--judge-samples", "2", "--budget", "20000"]
+    assert main(["plan", str(suite), "--skill", str(repos.workspace / "SKILL.md"), *flags]) == 0
+    planned = capsys.readouterr().out.splitlines()
+    log = job.log.splitlines()
+    start = log.index(planned[0])
+    assert log[start : start + len(planned)] == planned
+    assert not any(line.startswith("progress:") for line in log[:start])  # before the first call
+    receipt_file = load_receipt(job.workspace / job.outputs["receipt"])
+    assert receipt_file.run.settings.budget is not None and receipt_file.run.settings.budget.tokens == 20000
+    assert {c.stop_reason for c in receipt_file.cases} == {"stopped at the token budget"}

@@ -68,7 +68,11 @@ def test_a_skill_only_pr_carries_every_baseline_arm_and_draws_only_the_with_skil
         f"driftproof: carry: baseline carried from {main_receipt} ({seal[:12]}) for 2 of 2 cases (6 draws)" in err.err
     )
     # 2 cases × 2 arms × 3 draws, less the 2 carried arms' 3 draws, × 2 calls = 12
-    assert "plan: 2 cases × 2 arms (2 baseline carried) × 3 to 3 draws" in err.err
+    assert (
+        "plan: 2 cases × 2 arms × 3 to 3 draws × (1 answer + 1 judge samples) (carried per case, not drawn: baseline 3)"
+        in (err.err)
+    )
+    assert "done: 12/12 calls" in err.err  # the progress total leaves the carried draws out too
     assert "at least 12, at most 12 calls" in err.err
     assert f"baseline carried from {main_receipt} ({seal[:12]}) for 2 of 2 cases: 6 draws reused, 0 drawn" in err.out
 

@@ -96,7 +96,10 @@ def test_caliper_notices_are_printed_before_the_first_call_and_kept_in_the_recei
         *(prefix + n for n in suite_notices),
         *(prefix + "task-001: " + n for n in case_notices),
     ]
-    assert before_first_call[-1].startswith("plan: ")  # the notices come first, then what the run may cost
+    # the notices come first, then what the run may cost (the plan: its head line, its total, sizes and prices)
+    plan_at = next(i for i, line in enumerate(before_first_call) if line.startswith("plan: "))
+    assert not any(line.startswith(prefix) for line in before_first_call[plan_at:])
+    assert before_first_call[-1].startswith("price of the judge ")
     r = load_receipt(out)
     assert r.suite.notices == suite_notices and [c.id for c in r.cases] == ["task-001"]
     assert r.cases[0].notices == case_notices

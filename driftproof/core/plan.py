@@ -1,0 +1,278 @@
+"""What a run will cost before it spends anything: calls, tokens and dollars per case, and the budget rule.
+
+``driftproof plan`` and every run (before its first call) read `plan_suite`; the runner asks `afford` before it
+starts a draw. Pure: sizes come in as token estimates (`driftproof.core.economics.estimate_tokens`, ceil(chars / 4))
+and prices as `Price`.
+
+The worst case of one call is its prompt estimate plus its output ceiling:
+
+* an answer: the case's prompt (and, in the with-skill arm, the skill) + ``max_tokens``;
+* a judge sample: the judge's template around the prompt and rubric, plus the answer it grades (at most
+  ``max_tokens``), + the judge's own ceiling ``judge_max_tokens``.
+
+A draw is an answer and its judge samples; the budget rule reserves a draw's worst case before its answer call
+starts, so no judge call of a started draw can take the run past the budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from driftproof.core.economics import cost
+from driftproof.core.models import Price, Usage
+from driftproof.core.words import ArmName
+
+ARM_ORDER = (ArmName.WITH_SKILL.value, ArmName.BASELINE.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Spend:
+    """Tokens, kept apart by who is called (the answering model, the judge) and by direction, so both price."""
+
+    answer_input: int = 0
+    answer_output: int = 0
+    judge_input: int = 0
+    judge_output: int = 0
+
+    def __add__(self, other: Spend) -> Spend:
+        return Spend(
+            self.answer_input + other.answer_input,
+            self.answer_output + other.answer_output,
+            self.judge_input + other.judge_input,
+            self.judge_output + other.judge_output,
+        )
+
+    def times(self, n: int) -> Spend:
+        """``n`` of these.
+
+        >>> Spend(1, 2, 3, 4).times(3).tokens
+        30
+        """
+        return Spend(self.answer_input * n, self.answer_output * n, self.judge_input * n, self.judge_output * n)
+
+    @property
+    def tokens(self) -> int:
+        """Every token, in and out, answering model and judge."""
+        return self.answer_input + self.answer_output + self.judge_input + self.judge_output
+
+    def usd(self, prices: Pricing) -> float | None:
+        """USD at the answering model's and the judge's prices; ``None`` when either has no price.
+
+        >>> p = Price(input_per_mtok=1, output_per_mtok=5, source="t")
+        >>> Spend(1_000_000, 0, 0, 200_000).usd(Pricing(p, p))  # 1 + 0.2 × 5
+        2.0
+        """
+        answer = cost(Usage(input_tokens=self.answer_input, output_tokens=self.answer_output), prices.answer)
+        judge = cost(Usage(input_tokens=self.judge_input, output_tokens=self.judge_output), prices.judge)
+        if answer is None or judge is None:
+            return None
+        return round(answer + judge, 8)
+
+
+@dataclass(frozen=True, slots=True)
+class Pricing:
+    """The answering model's price and the judge's, from the price table (``None``: not in it)."""
+
+    answer: Price | None = None
+    judge: Price | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSizes:
+    """One case's text, as token estimates: its prompt, and the judge's template around it with an empty answer."""
+
+    id: str
+    prompt: int
+    judge_template: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlanSettings:
+    """The counts a plan reads: draws per arm (the stopping rule's bounds), judge samples, the output ceilings,
+    and the draws each arm already holds that this run carries rather than draws (per case)."""
+
+    min_draws: int
+    max_draws: int
+    judge_samples: int
+    max_tokens: int
+    judge_max_tokens: int
+    skill: int = 0
+    """The skill's token estimate, sent with every with-skill answer."""
+    carried: Mapping[str, int] = field(default_factory=dict)
+    """By arm, draws per case carried from elsewhere (not drawn, so not called for)."""
+
+
+def draw_worst(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
+    """The most one draw of ``arm`` can spend: its answer's prompt + ``max_tokens``, and each judge sample's
+    template + the answer (≤ ``max_tokens``) + ``judge_max_tokens``.
+
+    >>> s = PlanSettings(3, 10, 5, max_tokens=2048, judge_max_tokens=1024, skill=300)
+    >>> draw_worst(CaseSizes("c", prompt=100, judge_template=400), s, "with_skill").tokens  # 2448 + 5 × 3472
+    19808
+    """
+    skill = settings.skill if arm == ArmName.WITH_SKILL else 0
+    samples = settings.judge_samples
+    return Spend(
+        answer_input=sizes.prompt + skill,
+        answer_output=settings.max_tokens,
+        judge_input=samples * (sizes.judge_template + settings.max_tokens),
+        judge_output=samples * settings.judge_max_tokens,
+    )
+
+
+def draw_floor(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
+    """The least one draw can spend: the prompts alone, no output (the answer and the scores come on top).
+
+    >>> s = PlanSettings(3, 10, 5, max_tokens=2048, judge_max_tokens=1024, skill=300)
+    >>> draw_floor(CaseSizes("c", prompt=100, judge_template=400), s, "baseline").tokens  # 100 + 5 × 400
+    2100
+    """
+    skill = settings.skill if arm == ArmName.WITH_SKILL else 0
+    return Spend(sizes.prompt + skill, 0, settings.judge_samples * sizes.judge_template, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """A low and a high figure; ``None`` for a dollar figure without a price."""
+
+    low: int | float | None
+    high: int | float | None
+
+
+@dataclass(frozen=True, slots=True)
+class CasePlan:
+    """One case: draws per arm, logical calls, tokens and dollars, each from the fewest draws to the most."""
+
+    id: str
+    draws: Mapping[str, Range]
+    calls: Range
+    tokens: Range
+    usd: Range
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A run's plan: each case and the total."""
+
+    settings: PlanSettings
+    cases: tuple[CasePlan, ...]
+    total: CasePlan
+
+
+def arm_draws(settings: PlanSettings, arm: str) -> Range:
+    """Draws a case's arm makes: the rule's bounds less what is carried, never below 0.
+
+    >>> arm_draws(PlanSettings(3, 10, 5, 2048, 1024, carried={"baseline": 4}), "baseline")
+    Range(low=0, high=6)
+    """
+    carried = settings.carried.get(arm, 0)
+    return Range(max(0, settings.min_draws - carried), max(0, settings.max_draws - carried))
+
+
+def plan_case(sizes: CaseSizes, settings: PlanSettings, prices: Pricing) -> CasePlan:
+    """One case's plan: per arm, the fewest draws at their floor to the most draws at their worst case."""
+    draws = {arm: arm_draws(settings, arm) for arm in ARM_ORDER}
+    per_draw = 1 + settings.judge_samples
+    low = sum((draw_floor(sizes, settings, a).times(int(draws[a].low or 0)) for a in ARM_ORDER), Spend())
+    high = sum((draw_worst(sizes, settings, a).times(int(draws[a].high or 0)) for a in ARM_ORDER), Spend())
+    return CasePlan(
+        id=sizes.id,
+        draws=draws,
+        calls=Range(
+            sum(int(d.low or 0) for d in draws.values()) * per_draw,
+            sum(int(d.high or 0) for d in draws.values()) * per_draw,
+        ),
+        tokens=Range(low.tokens, high.tokens),
+        usd=Range(low.usd(prices), high.usd(prices)),
+    )
+
+
+def _sum(values: Iterable[int | float | None]) -> int | float | None:
+    """A total, or ``None`` when any part is unknown (a dollar figure without a price)."""
+    items = list(values)
+    if any(v is None for v in items):
+        return None
+    return round(sum(v for v in items if v is not None), 8)
+
+
+def plan_suite(cases: Sequence[CaseSizes], settings: PlanSettings, prices: Pricing) -> Plan:
+    """Every case's plan and their total.
+
+    >>> s = PlanSettings(3, 10, 5, max_tokens=2048, judge_max_tokens=1024)
+    >>> p = plan_suite([CaseSizes("a", 100, 400), CaseSizes("b", 50, 350)], s, Pricing())
+    >>> (p.total.calls, p.total.usd)  # 2 cases × 2 arms × 3…10 draws × 6 calls
+    (Range(low=72, high=240), Range(low=None, high=None))
+    """
+    planned = tuple(plan_case(c, settings, prices) for c in cases)
+    total = CasePlan(
+        id="total",
+        draws={
+            a: Range(_sum(c.draws[a].low for c in planned), _sum(c.draws[a].high for c in planned)) for a in ARM_ORDER
+        },
+        calls=Range(_sum(c.calls.low for c in planned), _sum(c.calls.high for c in planned)),
+        tokens=Range(_sum(c.tokens.low for c in planned), _sum(c.tokens.high for c in planned)),
+        usd=Range(_sum(c.usd.low for c in planned), _sum(c.usd.high for c in planned)),
+    )
+    return Plan(settings, planned, total)
+
+
+# -- the budget -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """``--budget TOKENS`` and ``--budget-usd``: the most a run may commit to, counting every started call at its
+    worst case. ``None``: no limit of that kind."""
+
+    tokens: int | None = None
+    usd: float | None = None
+
+    def fits(self, committed: Spend, prices: Pricing) -> bool:
+        """Whether ``committed`` (worst cases of every call started, and the one about to be) is within budget.
+
+        >>> Budget(tokens=100).fits(Spend(50, 50), Pricing()), Budget(tokens=99).fits(Spend(50, 50), Pricing())
+        (True, False)
+        """
+        if self.tokens is not None and committed.tokens > self.tokens:
+            return False
+        if self.usd is not None:
+            usd = committed.usd(prices)
+            return usd is not None and usd <= self.usd
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Afforded:
+    """What the budget lets a round start: how many draws of each arm, the new commitment, what was refused."""
+
+    take: Mapping[str, int]
+    committed: Spend
+    refused: Spend
+
+
+def afford(
+    budget: Budget, prices: Pricing, committed: Spend, wants: Mapping[str, int], worst: Mapping[str, Spend]
+) -> Afforded:
+    """Start the draws a round asks for, arms taking turns, while each draw's worst case still fits the budget;
+    the first that does not fit stops the round (no later draw of it starts either).
+
+    >>> w = {"with_skill": Spend(0, 40), "baseline": Spend(0, 30)}
+    >>> a = afford(Budget(tokens=100), Pricing(), Spend(), {"with_skill": 2, "baseline": 2}, w)
+    >>> dict(a.take), a.committed.tokens, a.refused.tokens  # 40 + 30 fits, + 40 = 110 does not
+    ({'with_skill': 1, 'baseline': 1}, 70, 70)
+    """
+    take = dict.fromkeys(ARM_ORDER, 0)
+    refused = Spend()
+    stopped = False
+    for turn in range(max(wants.values(), default=0)):
+        for arm in ARM_ORDER:
+            if turn >= wants.get(arm, 0):
+                continue
+            if not stopped and budget.fits(committed + worst[arm], prices):
+                committed += worst[arm]
+                take[arm] += 1
+            else:
+                stopped = True
+                refused += worst[arm]
+    return Afforded(take, committed, refused)

@@ -1,0 +1,191 @@
+"""Every sentence of a plan and of the budget: ``driftproof plan``, the plan a run prints before its first call,
+the reason a case stopped at the budget and what a stopped run says it would have needed.
+
+Kept apart from ``core/sentences.py``, which is at its size cap. Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from driftproof.core.models import Price
+from driftproof.core.plan import ARM_ORDER, Budget, CasePlan, Plan, Pricing, Range
+
+#: ``cases[].stop_reason`` of a case the budget stopped (``--budget`` or ``--budget-usd``); it reads underpowered.
+STOPPED_AT_BUDGET = "stopped at the token budget"
+
+
+def usd_text(value: float | int | None) -> str:
+    """A dollar figure: cents from $1, four decimals below.
+
+    >>> usd_text(12.345), usd_text(0.01234), usd_text(0), usd_text(None)
+    ('$12.35', '$0.0123', '$0', 'n/a')
+    """
+    if value is None:
+        return "n/a"
+    if value == 0:
+        return "$0"
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+
+
+def _range(r: Range, unit: str, money: bool = False) -> str:
+    if money:
+        return f"{usd_text(r.low)} to {usd_text(r.high)}" if r.high is not None else "no dollar figure"
+    return f"{r.low:,} to {r.high:,} {unit}"
+
+
+def plan_head(plan: Plan, cases: int) -> str:
+    """The plan's first line, the one every run prints before its first call.
+
+    >>> from driftproof.core.plan import PlanSettings, Pricing, plan_suite, CaseSizes
+    >>> p = plan_suite([CaseSizes("a", 10, 40)], PlanSettings(3, 10, 5, 2048, 1024), Pricing())
+    >>> plan_head(p, 1)
+    'plan: 1 case × 2 arms × 3 to 10 draws × (1 answer + 5 judge samples): at least 36, at most 120 calls'
+    """
+    s = plan.settings
+    carried = [f"{arm} {s.carried[arm]}" for arm in ARM_ORDER if s.carried.get(arm)]
+    also = f" (carried per case, not drawn: {', '.join(carried)})" if carried else ""
+    return (
+        f"plan: {cases} case{'' if cases == 1 else 's'} × {len(ARM_ORDER)} arms × {s.min_draws} to {s.max_draws} "
+        f"draws × (1 answer + {s.judge_samples} judge samples){also}: at least {plan.total.calls.low}, at most "
+        f"{plan.total.calls.high} calls"
+    )
+
+
+def case_line(case: CasePlan) -> str:
+    """One case of the plan (and the total): calls, tokens, dollars."""
+    return (
+        f"  {case.id}: {_range(case.calls, 'calls')} · ~{_range(case.tokens, 'tokens')} · "
+        f"{_range(case.usd, '', money=True)}"
+    )
+
+
+def sizes_line(plan: Plan) -> str:
+    """How the token figures are made."""
+    s = plan.settings
+    return (
+        "tokens: ceil(chars / 4) of each prompt, the skill and the judge's template; at least the prompts alone, "
+        f"at most + --max-tokens {s.max_tokens} per answer (graded in each judge prompt too) and {s.judge_max_tokens} "
+        "per judge sample"
+    )
+
+
+def no_price_line(model: str | None, role: str) -> str:
+    """Why a plan has no dollar figure."""
+    return (
+        f"no dollar figure: no price for the {role} {model or '(default)'} in the price table "
+        "(add it with --price-table)"
+    )
+
+
+def budget_line(plan: Plan, budget: Budget) -> str:
+    """Whether the worst case of the run fits the budget, said before the first call."""
+    worst = plan.total
+    parts = []
+    if budget.tokens is not None:
+        parts.append(f"{budget.tokens:,} tokens")
+    if budget.usd is not None:
+        parts.append(usd_text(budget.usd))
+    within = (budget.tokens is None or int(worst.tokens.high or 0) <= budget.tokens) and (
+        budget.usd is None or (worst.usd.high is not None and worst.usd.high <= budget.usd)
+    )
+    if within:
+        return f"budget: {' and '.join(parts)}: the worst case of the run fits"
+    return (
+        f"budget: {' and '.join(parts)}: the worst case of the run ({worst.tokens.high:,} tokens, "
+        f"{usd_text(worst.usd.high)}) does not fit; no call that could pass the budget is started, and a case it "
+        f"stops reads underpowered ({STOPPED_AT_BUDGET})"
+    )
+
+
+def budget_needed_line(stopped: int, budget: Budget, needed_tokens: int, needed_usd: float | None) -> str:
+    """What a run the budget stopped would have needed, printed after it.
+
+    >>> budget_needed_line(2, Budget(tokens=1000), 1500, None)
+    'budget: 2 cases stopped at the token budget (1,000 tokens); the draws they asked for needed at least 1,500 tokens'
+    """
+    given = " and ".join(
+        p
+        for p in (
+            f"{budget.tokens:,} tokens" if budget.tokens is not None else "",
+            usd_text(budget.usd) if budget.usd is not None else "",
+        )
+        if p
+    )
+    usd = f" ({usd_text(needed_usd)})" if needed_usd is not None else ""
+    return (
+        f"budget: {stopped} case{'' if stopped == 1 else 's'} {STOPPED_AT_BUDGET} ({given}); the draws "
+        f"{'it' if stopped == 1 else 'they'} asked for needed at least {needed_tokens:,} tokens{usd}"
+    )
+
+
+def price_line(role: str, model: str | None, price: Price | None) -> str:
+    """Which price a plan's dollar figures read for one role, or why it has none."""
+    if price is None:
+        return no_price_line(model, role)
+    return (
+        f"price of the {role} {model}: ${price.input_per_mtok:g} in, ${price.output_per_mtok:g} out per million "
+        f"tokens ({price.source})"
+    )
+
+
+def plan_lines(
+    plan: Plan, prices: Pricing, models: tuple[str | None, str | None], budget: Budget | None, *, by_case: bool
+) -> list[str]:
+    """The plan as printed: its head line, each case (``by_case``), the total, how tokens and prices are read,
+    and the budget; ``models`` are the answering model's and the judge's."""
+    lines = [plan_head(plan, len(plan.cases))]
+    if by_case:
+        lines += [case_line(c) for c in plan.cases]
+    lines.append(case_line(plan.total))
+    lines.append(sizes_line(plan))
+    lines.append(price_line("answering model", models[0], prices.answer))
+    lines.append(price_line("judge", models[1], prices.judge))
+    if budget is not None:
+        lines.append(budget_line(plan, budget))
+    return lines
+
+
+def _range_json(r: Range) -> dict[str, int | float | None]:
+    return {"min": r.low, "max": r.high}
+
+
+def _case_json(c: CasePlan) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "draws": {arm: _range_json(c.draws[arm]) for arm in ARM_ORDER},
+        "calls": _range_json(c.calls),
+        "tokens": _range_json(c.tokens),
+        "usd": _range_json(c.usd),
+    }
+
+
+def plan_json(
+    plan: Plan, prices: Pricing, models: tuple[str | None, str | None], budget: Budget | None
+) -> dict[str, Any]:
+    """``driftproof plan --format json``: the settings read, each case, the total, the prices and the budget."""
+    s = plan.settings
+
+    def price(p: Price | None) -> dict[str, Any] | None:
+        return None if p is None else p.model_dump(mode="json", exclude_none=True)
+
+    fits = None
+    if budget is not None:
+        fits = budget_line(plan, budget).endswith("fits")
+    return {
+        "settings": {
+            "draws": {"min": s.min_draws, "max": s.max_draws},
+            "judge_samples": s.judge_samples,
+            "max_tokens": s.max_tokens,
+            "judge_max_tokens": s.judge_max_tokens,
+            "skill_tokens": s.skill,
+            "carried": {arm: s.carried.get(arm, 0) for arm in ARM_ORDER},
+        },
+        "cases": [_case_json(c) for c in plan.cases],
+        "total": {k: v for k, v in _case_json(plan.total).items() if k != "id"},
+        "prices": {
+            "answering_model": {"model": models[0], "price": price(prices.answer)},
+            "judge": {"model": models[1], "price": price(prices.judge)},
+        },
+        "budget": None if budget is None else {"tokens": budget.tokens, "usd": budget.usd, "worst_case_fits": fits},
+    }

@@ -1,0 +1,95 @@
+"""``driftproof plan SUITE``: what a run with the same flags would call, and what it could cost. Makes no call.
+
+Reads the suite and the skill as ``run`` does, checks every flag ``run`` would check before its first call, and
+prints the plan (`driftproof.core.plan_sentences`): per case and in total, the fewest and the most logical calls,
+tokens estimated from the texts and ``--max-tokens``, and a dollar range from the price table. Builds no lane, so
+it needs no API key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from driftproof.core.defaults import DEFAULTS, judge_provider_for
+from driftproof.core.plan import Budget, Plan, Pricing
+from driftproof.core.plan_sentences import plan_json, plan_lines
+from driftproof.core.reading import not_regradable
+from driftproof.core.words import Provider
+from driftproof.errors import InputError
+from driftproof.lanes.registry import default_model_of
+from driftproof.planning import check_budget, check_max_tokens, plan_of, plan_settings, pricing_for
+from driftproof.receipts import load_receipt
+from driftproof.run import RunRequest, resolve_counts, surface_of
+from driftproof.runner import JUDGE_MAX_TOKENS
+from driftproof.suite import load_suite, read_skill
+
+
+@dataclass(frozen=True)
+class PlanReport:
+    """A plan with what it was priced at: the plan, the prices, the models priced, the budget."""
+
+    plan: Plan
+    pricing: Pricing
+    models: tuple[str | None, str | None]
+    budget: Budget | None
+
+
+def judge_model_of(request: RunRequest) -> str | None:
+    """The judge model a run of ``request`` asks for (as `driftproof.run.make_lanes` picks it)."""
+    judge_provider = judge_provider_for(request.provider, request.judge_provider)
+    if judge_provider == Provider.STUB:
+        return request.judge_model or "stub-judge"
+    return request.judge_model or (DEFAULTS.judge_model if judge_provider == DEFAULTS.judge_provider else None)
+
+
+def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> PlanReport:
+    """The plan of ``request``, refusing what ``run`` would refuse of its counts, suite, skill, reference, prices
+    and budget; ``carried``: by arm, draws per case the run carries rather than draws."""
+    counts = resolve_counts(request)
+    budget = check_budget(request.budget, request.budget_usd)
+    max_tokens = check_max_tokens(request.max_tokens)
+    suite = load_suite(request.suite)
+    if counts.preset is not None:
+        suite = replace(suite, cases=suite.cases[:1])
+    _, skill_text = read_skill(request.skill, suite)
+    if isinstance(request.reference, Path):
+        receipt = load_receipt(request.reference, read_restamped_smoke=True)
+        if (why := not_regradable(receipt)) is not None:
+            raise InputError(f"{request.reference}: {why}; a plan draws against a receipt of Driftproof's own runs")
+    judge_model = judge_model_of(request)
+    if judge_model is None:
+        raise InputError(f"--judge-model is required with --judge-provider {request.judge_provider}")
+    models = (request.model or default_model_of(request.provider, surface_of(request)), judge_model)
+    pricing = pricing_for(models, request.price_table, budget)
+    settings = plan_settings(counts.stopping_rule(), counts.judge_samples, (max_tokens, JUDGE_MAX_TOKENS), skill_text)
+    settings = replace(settings, carried=dict(carried or {}))
+    return PlanReport(plan_of(suite.cases, settings, pricing), pricing, models, budget)
+
+
+def plan_request(
+    args: argparse.Namespace, lane_flags: Mapping[str, Any], budget_flags: Mapping[str, Any]
+) -> PlanReport:
+    """The plan of ``driftproof plan``'s flags (``run``'s flags)."""
+    request = RunRequest(
+        suite=Path(args.suite),
+        skill=Path(args.skill) if args.skill else None,
+        **lane_flags,
+        quick=args.quick,
+        price_table=Path(args.price_table) if args.price_table else None,
+        reference=Path(args.reference) if args.reference else None,
+        **budget_flags,
+    )
+    return plan_for(request)
+
+
+def plan_text(report: PlanReport, form: str) -> str:
+    """The plan as ``--format text`` (each case, then the total) or ``--format json`` prints it."""
+    if form == "json":
+        doc = plan_json(report.plan, report.pricing, report.models, report.budget)
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return "\n".join(plan_lines(report.plan, report.pricing, report.models, report.budget, by_case=True)) + "\n"

@@ -1,0 +1,180 @@
+"""The plan of a run and its budget ledger: what each case's calls weigh, and what the run has committed to.
+
+``driftproof plan`` and every run read `plan_of` (no call is made); the runner keeps a `Ledger` when it has a
+budget (``--budget``, ``--budget-usd``) and asks it before starting each draw. The arithmetic is the core's
+(`driftproof.core.plan`); this module only measures the texts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from driftproof.core.defaults import DEFAULTS, LIMITS
+from driftproof.core.economics import estimate_tokens
+from driftproof.core.models import RunBudget
+from driftproof.core.plan import (
+    ARM_ORDER,
+    Budget,
+    CaseSizes,
+    Plan,
+    PlanSettings,
+    Pricing,
+    Spend,
+    afford,
+    draw_worst,
+    plan_suite,
+)
+from driftproof.core.plan_sentences import STOPPED_AT_BUDGET, budget_needed_line
+from driftproof.core.stopping import StoppingRule
+from driftproof.errors import InputError
+from driftproof.judge import judge_prompt
+from driftproof.prices import price_for
+from driftproof.suite import SuiteCase
+
+
+def case_sizes(cases: Sequence[SuiteCase]) -> list[CaseSizes]:
+    """Each case's prompt and judge template (with an empty answer) as token estimates."""
+    return [CaseSizes(c.id, estimate_tokens(c.prompt), estimate_tokens(judge_prompt(c, ""))) for c in cases]
+
+
+def plan_of(cases: Sequence[SuiteCase], settings: PlanSettings, prices: Pricing) -> Plan:
+    """The plan of a suite's cases under ``settings``."""
+    return plan_suite(case_sizes(cases), settings, prices)
+
+
+@dataclass
+class Ledger:
+    """What a budgeted run has committed to: the worst case of every draw it started, and, per case, the worst
+    case of the draws the budget refused it (the last round it asked for)."""
+
+    budget: Budget
+    prices: Pricing
+    settings: PlanSettings
+    sizes: list[CaseSizes]
+    committed: Spend = field(default_factory=Spend)
+    refused: dict[int, Spend] = field(default_factory=dict)
+
+    def worst(self, ci: int, arm: str) -> Spend:
+        """The most one draw of case ``ci``'s ``arm`` can spend."""
+        return draw_worst(self.sizes[ci], self.settings, arm)
+
+    def allow(self, ci: int, wants: Mapping[str, int]) -> tuple[dict[str, int], bool]:
+        """How many of the draws a round asks for may start, and whether the budget refused any."""
+        worst = {arm: self.worst(ci, arm) for arm in ARM_ORDER}
+        afforded = afford(self.budget, self.prices, self.committed, wants, worst)
+        if afforded.refused.tokens:
+            self.refused[ci] = afforded.refused
+        else:
+            self.refused.pop(ci, None)
+        return dict(afforded.take), bool(afforded.refused.tokens)
+
+    def commit(self, ci: int, arm: str) -> None:
+        """A draw of case ``ci``'s ``arm`` starts (or was started by the run a journal resumes)."""
+        self.committed += self.worst(ci, arm)
+
+    def record(self, stop_reasons: Mapping[int, str]) -> RunBudget:
+        """The receipt's ``run.settings.budget``."""
+        stopped = [ci for ci, why in stop_reasons.items() if why == STOPPED_AT_BUDGET]
+        needed = sum((self.refused[ci] for ci in stopped if ci in self.refused), self.committed)
+        return RunBudget(
+            tokens=self.budget.tokens,
+            usd=self.budget.usd,
+            max_tokens=self.settings.max_tokens,
+            committed_tokens=self.committed.tokens,
+            committed_usd=self.committed.usd(self.prices),
+            stopped_cases=len(stopped),
+            needed_tokens=needed.tokens if stopped else None,
+            needed_usd=needed.usd(self.prices) if stopped else None,
+        )
+
+
+def plan_settings(
+    rule: StoppingRule,
+    judge_samples: int,
+    max_tokens: tuple[int, int],
+    skill_text: str | None,
+    carried: Mapping[str, int] | None = None,
+) -> PlanSettings:
+    """The counts a plan and a budget read, from a run's rule and flags; ``carried``: by arm, draws per case this
+    run carries rather than draws (baseline carrying wires it; a plain run carries none); ``max_tokens``: the
+    answers' ceiling and the judge's."""
+    return PlanSettings(
+        rule.min_draws,
+        rule.max_draws,
+        judge_samples,
+        max_tokens[0],
+        max_tokens[1],
+        skill=estimate_tokens(skill_text),
+        carried=dict(carried or {}),
+    )
+
+
+def ledger_for(options: Any, cases: Sequence[SuiteCase], skill_text: str | None) -> Ledger | None:
+    """The ledger of a run with a budget (``options``: its `driftproof.runner.RunOptions`); ``None`` without one."""
+    if options.budget is None:
+        return None
+    ceilings = (options.max_tokens, options.judge_max_tokens)
+    settings = plan_settings(options.rule, options.judge_samples, ceilings, skill_text)
+    return Ledger(options.budget, options.pricing, settings, case_sizes(cases))
+
+
+def budget_fingerprint(options: Any) -> dict[str, Any]:
+    """What a budget adds to a run's journal fingerprint, so ``--resume`` finishes under the same budget."""
+    if options.budget is None and options.max_tokens == DEFAULTS.max_tokens:
+        return {}
+    budget = options.budget or Budget()
+    return {"budget": [budget.tokens, budget.usd, options.max_tokens]}
+
+
+def budget_needed(runner: Any) -> str | None:
+    """After a run the budget stopped: how much budget its draws would have needed (``runner``: the `Runner`)."""
+    ledger: Ledger | None = runner.ledger
+    if ledger is None:
+        return None
+    record = ledger.record(runner.stop_reasons)
+    if not record.stopped_cases or record.needed_tokens is None:
+        return None
+    return budget_needed_line(record.stopped_cases, ledger.budget, record.needed_tokens, record.needed_usd)
+
+
+MOST_TOKENS = LIMITS.tokens
+"""The largest ``--budget`` and ``--max-tokens`` taken (10^12): a guard against a typo, not a limit anyone meets."""
+
+
+def check_budget(tokens: int | None, usd: float | None) -> Budget | None:
+    """``--budget TOKENS`` and ``--budget-usd``, checked before any call; ``None`` when neither is given."""
+    if tokens is not None and (
+        isinstance(tokens, bool) or not isinstance(tokens, int) or not 1 <= tokens <= MOST_TOKENS
+    ):
+        raise InputError(f"--budget: a whole number of tokens from 1 to 10^12, got {tokens}")
+    if usd is not None and (isinstance(usd, bool) or not isinstance(usd, (int, float)) or not 0 < usd < math.inf):
+        raise InputError(f"--budget-usd: a number of USD above 0, got {usd}")
+    if tokens is None and usd is None:  # DEFAULTS.budget, DEFAULTS.budget_usd
+        return None
+    return Budget(tokens=tokens, usd=None if usd is None else float(usd))
+
+
+def check_max_tokens(value: int | None) -> int:
+    """``--max-tokens``: each answer's output ceiling (default `DEFAULTS.max_tokens`)."""
+    if value is None:
+        return DEFAULTS.max_tokens
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MOST_TOKENS:
+        raise InputError(f"--max-tokens: a whole number of tokens from 1 to 10^12, got {value}")
+    return value
+
+
+def pricing_for(models: tuple[str | None, str | None], table: Path | None, budget: Budget | None) -> Pricing:
+    """The answering model's and the judge's prices; a dollar budget needs both."""
+    pricing = Pricing(price_for(models[0], table), price_for(models[1], table))
+    if budget is not None and budget.usd is not None:
+        for role, model, price in (("answering model", models[0], pricing.answer), ("judge", models[1], pricing.judge)):
+            if price is None:
+                raise InputError(
+                    f"--budget-usd: no price for the {role} {model or '(default)'} in the price table; "
+                    "add it with --price-table FILE, or give --budget TOKENS"
+                )
+    return pricing

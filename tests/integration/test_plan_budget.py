@@ -1,0 +1,161 @@
+"""``driftproof plan`` and ``--budget`` end to end on the stub lane (issue 14): no call, the receipt's record,
+the underpowered reading, what the run says it would have needed."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from driftproof.cli import main
+from driftproof.core.economics import estimate_tokens
+from driftproof.core.reading import read_receipt
+from driftproof.core.words import CaseVerdict
+from driftproof.judge import judge_prompt
+from driftproof.receipts import load_receipt
+from driftproof.run import RunRequest, run_suite
+from driftproof.suite import load_suite
+
+PROMPT = "p" * 40  # 10 tokens
+SKILL = "s" * 400  # 100 tokens
+
+
+def make_suite(d: Path) -> Path:
+    (d / "SKILL.md").write_text(SKILL, encoding="utf-8")
+    suite = {"name": "b", "skill": "SKILL.md", "cases": [{"id": "a", "prompt": PROMPT, "rubric": "Good."}]}
+    (d / "suite.yaml").write_text(yaml.safe_dump(suite), encoding="utf-8")
+    return d / "suite.yaml"
+
+
+def worst_cases(suite: Path) -> tuple[int, int]:
+    """(with, baseline) worst case of one draw with --max-tokens 100 and one judge sample."""
+    template = estimate_tokens(judge_prompt(load_suite(suite).cases[0], ""))
+    judge = template + 100 + 1024  # the template, the answer at --max-tokens, the judge's ceiling
+    return 10 + 100 + 100 + judge, 10 + 100 + judge
+
+
+def run_args(suite: Path, out: Path, *extra: str) -> list[str]:
+    return ["run", str(suite), "--provider", "stub", "-o", str(out), "--judge-samples", "1", "--max-tokens", "100",
+            "--draws", "3", "--max-draws", "3", *extra]  # fmt: skip
+
+
+def test_budget_stops_the_case_records_it_and_says_what_was_needed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = make_suite(tmp_path)
+    w, b = worst_cases(suite)
+    # draws start in turn (with, baseline, with, baseline, ...): 2w + 2b fits, the third with does not
+    budget = 2 * w + 2 * b
+    assert main(run_args(suite, tmp_path / "r.json", "--budget", str(budget))) == 0
+    err = capsys.readouterr().err
+    receipt = load_receipt(tmp_path / "r.json")
+    case = receipt.cases[0]
+    assert (len(case.with_skill.draws), len(case.baseline.draws)) == (2, 2)
+    assert case.stop_reason == "stopped at the token budget"
+    record = receipt.run.settings.budget
+    assert record is not None
+    assert (record.tokens, record.committed_tokens, record.stopped_cases) == (budget, budget, 1)
+    assert record.needed_tokens == 3 * w + 3 * b  # the refused third pair on top of what was committed
+    assert receipt.run.logical_calls == 4 * 2  # 4 draws × (1 answer + 1 judge sample)
+    assert read_receipt(receipt).cases[0].comparison.verdict == CaseVerdict.UNDERPOWERED
+    assert (
+        f"budget: 1 case stopped at the token budget ({budget:,} tokens); the draws it asked for needed at least "
+        f"{3 * w + 3 * b:,} tokens ($0)"
+    ) in err
+
+
+def test_a_budget_the_worst_case_fits_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = make_suite(tmp_path)
+    w, b = worst_cases(suite)
+    assert main(run_args(suite, tmp_path / "r.json", "--budget", str(3 * w + 3 * b))) == 0
+    receipt = load_receipt(tmp_path / "r.json")
+    assert receipt.cases[0].stop_reason != "stopped at the token budget"
+    assert receipt.run.settings.budget is not None and receipt.run.settings.budget.needed_tokens is None
+    assert "the worst case of the run fits" in capsys.readouterr().err
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fraction=st.floats(min_value=0.0, max_value=1.2), max_draws=st.integers(3, 6))
+def test_property_no_run_commits_past_its_budget(fraction: float, max_draws: int) -> None:
+    """Every draw a receipt holds, at its worst case, adds up to its committed tokens, never past the budget."""
+    with tempfile.TemporaryDirectory() as d:
+        suite = make_suite(Path(d))
+        w, b = worst_cases(suite)
+        budget = max(1, int(fraction * max_draws * (w + b)))
+        request = RunRequest(suite=suite, provider="stub", out=Path(d) / "r.json", judge_samples=1, max_tokens=100,
+                             draws=3, max_draws=max_draws, budget=budget)  # fmt: skip
+        with (Path(d) / "log").open("w", encoding="utf-8") as log:
+            receipt = run_suite(request, progress_stream=log).receipt
+        case = receipt.cases[0]
+        recorded = len(case.with_skill.draws) * w + len(case.baseline.draws) * b
+        assert receipt.run.settings.budget is not None
+        assert recorded == receipt.run.settings.budget.committed_tokens <= budget
+        if case.stop_reason == "stopped at the token budget":
+            assert read_receipt(receipt).cases[0].comparison.verdict == CaseVerdict.UNDERPOWERED
+
+
+def test_plan_prints_per_case_and_total_and_makes_no_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    suite = make_suite(tmp_path)
+    w, b = worst_cases(suite)
+    template = w - 10 - 100 - 100 - 100 - 1024
+    # anthropic lane, no key: plan builds no lane. 1 case × 2 arms × 3 draws × (1 + 1) = 12 calls
+    assert main(["plan", str(suite), "--judge-samples", "1", "--max-tokens", "100", "--draws", "3",
+                 "--max-draws", "3", "--model", "claude-sonnet-4-6"]) == 0  # fmt: skip
+    out = capsys.readouterr().out.splitlines()
+    assert (
+        out[0] == "plan: 1 case × 2 arms × 3 to 3 draws × (1 answer + 1 judge samples): at least 12, at most 12 calls"
+    )
+    # floor: 3 × ((110 + T) + (10 + T)); worst 3w + 3b
+    low = 3 * (110 + template + 10 + template)
+    assert out[1].startswith(f"  a: 12 to 12 calls · ~{low:,} to {3 * w + 3 * b:,} tokens · $")
+    assert not (tmp_path / ".driftproof").exists()
+    assert main(["plan", str(suite), "--format", "json", "--judge-samples", "1", "--max-tokens", "100"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["total"]["calls"] == {"min": 12, "max": 40}  # 3 to 10 draws
+    assert doc["prices"]["judge"]["model"] == "claude-haiku-4-5"
+    assert doc["total"]["usd"] == {"min": None, "max": None}  # the default answering model has no price
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--budget", "0"], "--budget: a whole number of tokens from 1 to 10^12, got 0"),
+        (["--budget-usd", "-1"], "--budget-usd: a number of USD above 0, got -1.0"),
+        (["--max-tokens", "0"], "--max-tokens: a whole number of tokens from 1 to 10^12, got 0"),
+        (
+            ["--budget-usd", "1", "--provider", "stub", "--model", "unpriced"],
+            "--budget-usd: no price for the answering model unpriced in the price table; add it with "
+            "--price-table FILE, or give --budget TOKENS",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", ["plan", "run"])
+def test_bad_budget_flags_are_one_line_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], message: str, command: str
+) -> None:
+    suite = make_suite(tmp_path)
+    provider = [] if "--provider" in flags else ["--provider", "stub"]
+    assert main([command, str(suite), *provider, "-o", str(tmp_path / "r.json"), *flags]) == 2
+    assert capsys.readouterr().err == f"driftproof: error: {message}\n"
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_plan_refuses_an_imported_reference(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
+    imported = tmp_path / "imported.json"
+    assert main(["import", "skill-creator", str(fixtures / "skill-creator" / "benchmark.json"),
+                 "-o", str(imported)]) == 0  # fmt: skip
+    capsys.readouterr()
+    suite = make_suite(tmp_path)
+    assert main(["plan", str(suite), "--provider", "stub", "--reference", str(imported)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"driftproof: error: {imported}: an imported (DECLARED) receipt")
