@@ -202,7 +202,9 @@ class FakeLLMServer:
     def _with_cache(self, request: RecordedRequest, reply: FakeReply) -> FakeReply:
         """The reply with the input counts a repeated prefix gives (``prompt_cache``), and the choices ``n`` asks."""
         if request.path == OPENAI_CHAT and reply.choices is None and request.n > 1:
-            reply = replace(reply, choices=(reply.text,) * (request.n if self.honours_n else 1))
+            reply = replace(reply, choices=(reply.text,) * request.n)
+        if request.path == OPENAI_CHAT and reply.choices and not self.honours_n:
+            reply = replace(reply, choices=reply.choices[:1])  # a server that ignores n answers once
         if self.prompt_cache is None or not isinstance(request.body, dict):
             return reply
         if request.path == ANTHROPIC_MESSAGES:
