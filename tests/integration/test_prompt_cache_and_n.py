@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
 from driftproof.judge import RUBRIC_CASE, RUBRIC_INSTRUCTIONS
 from driftproof.lanes.openai_api import OpenAIApiLane
 from driftproof.run import RunRequest, run_suite
-from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest, json_text_reply
+from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest, Responder, json_text_reply
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, OPENAI_CHAT, FakeLLMServer
 
 SKILL = "S" * 400  # 400 chars = 100 tokens at ceil(chars / 4)
@@ -118,7 +119,12 @@ def test_anthropic_skill_block_is_cached_on_every_with_skill_request_and_cache_t
     assert [c.verdict for c in read_receipt(r).cases] == ["improved", "improved"]
 
 
-def scripted_judge() -> object:
+def figures(r: Receipt) -> list[tuple[str, list[float | None], list[float | None]]]:
+    """Each case's draw scores, per arm."""
+    return [(c.id, [d.score for d in c.with_skill.draws], [d.score for d in c.baseline.draws]) for c in r.cases]
+
+
+def scripted_judge() -> Responder:
     """The judge's scores for one answer text, in order: the k-th sample asked for it gets SCORES[k % 4]."""
     scores = {"feat": [0.9, 0.8, 0.85, 0.95], "plain": [0.4, 0.5, 0.45, 0.35]}
     asked: dict[str, int] = defaultdict(int)
@@ -129,7 +135,7 @@ def scripted_judge() -> object:
             return FakeReply(text=text, usage=FakeUsage(input_tokens=30, output_tokens=10))
         answer = answer_of(req)
         kind = "feat" if answer.startswith("feat:") else "plain"
-        key = f"{req.prompt_text}"
+        key = req.prompt_text
         first, asked[key] = asked[key], asked[key] + req.n
         texts = tuple(f'{{"score": {scores[kind][(first + k) % 4]}, "reason": "r"}}' for k in range(req.n))
         return FakeReply(
@@ -139,8 +145,8 @@ def scripted_judge() -> object:
     return respond
 
 
-def openai_run(suite: Path) -> tuple[object, list[RecordedRequest]]:
-    with FakeLLMServer(scripted_judge()) as server:  # type: ignore[arg-type]
+def openai_run(suite: Path) -> tuple[Receipt, list[RecordedRequest]]:
+    with FakeLLMServer(scripted_judge()) as server:
         request = RunRequest(
             suite=suite,
             provider="openai",
@@ -172,11 +178,8 @@ def test_n_judge_samples_in_one_request_give_the_receipt_one_request_per_sample_
     assert (batched.run.endpoint_attempts, single.run.endpoint_attempts) == (24, 36)
     assert len(batched_sent) == 24 and len(single_sent) == 36
     # the same scores, bands, verdicts and lift: with the skill every draw gets (0.9, 0.8), (0.85, 0.95), ...
-    fig = lambda r: [
-        (c.id, [d.score for d in c.with_skill.draws], [d.score for d in c.baseline.draws]) for c in r.cases
-    ]  # noqa: E731
-    assert fig(batched) == fig(single)
-    assert fig(batched)[0][1] == pytest.approx([0.85, 0.9, 0.85])  # (0.9+0.8)/2, (0.85+0.95)/2, (0.9+0.8)/2
+    assert figures(batched) == figures(single)
+    assert figures(batched)[0][1] == pytest.approx([0.85, 0.9, 0.85])  # (0.9+0.8)/2, (0.85+0.95)/2, (0.9+0.8)/2
     ra, rb = read_receipt(batched), read_receipt(single)
     assert [c.verdict for c in ra.cases] == [c.verdict for c in rb.cases] == ["improved", "improved"]
     assert ra.lift == pytest.approx(rb.lift, abs=1e-12)
@@ -200,7 +203,7 @@ def test_n_judge_samples_in_one_request_give_the_receipt_one_request_per_sample_
 
 
 def test_a_server_that_ignores_n_gets_the_missing_samples_asked_again(suite: Path) -> None:
-    with FakeLLMServer(scripted_judge(), honours_n=False) as server:  # type: ignore[arg-type]
+    with FakeLLMServer(scripted_judge(), honours_n=False) as server:
         request = RunRequest(
             suite=suite,
             provider="openai",
