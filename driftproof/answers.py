@@ -17,6 +17,7 @@ from driftproof.core.models import Draw, JudgeSample
 from driftproof.core.seal import sha256_text
 from driftproof.journal import AnswerRecord, DrawResult, SampleRecord
 from driftproof.judge import evidence_over_limits, parse_reply
+from driftproof.judge_batch import REQUEST_SAMPLES
 from driftproof.lanes.base import Generation
 from driftproof.suite import SuiteCase
 
@@ -63,6 +64,7 @@ def judge_sample(case: SuiteCase, gen: Generation) -> SampleRecord:
             returned=False,
             score_text_sha256=sha256_text(gen.text) if gen.text else None,
             usage=gen.usage,
+            request_samples=gen.extra.get(REQUEST_SAMPLES),
             **identity_evidence(gen),
         )
         return SampleRecord(sample, gen.text, gen.attempts)
@@ -74,6 +76,7 @@ def judge_sample(case: SuiteCase, gen: Generation) -> SampleRecord:
         returned=True,
         score_text_sha256=sha256_text(gen.text),
         usage=gen.usage,
+        request_samples=gen.extra.get(REQUEST_SAMPLES),
         criteria=list(parsed.criteria) if parsed.criteria is not None else None,
         **identity_evidence(gen),
     )

@@ -31,8 +31,8 @@ from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
 from driftproof.core.words import ArmName, DrawStatus, Provider, Surface
 from driftproof.errors import InputError, RunStopped
-from driftproof.judge import judge_ids, judge_prompt, rubric_hash, sample_identity
-from driftproof.lanes.base import FATAL, Generation, GenerationRequest, Lane
+from driftproof.judge import judge_ids, judge_request, rubric_hash, sample_identity
+from driftproof.lanes.base import FATAL, Generation, Lane
 from driftproof.receipts import load_receipt, write_receipt
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS
 from driftproof.stop_lines import stop_message
@@ -200,17 +200,10 @@ def _grade_all(
 
     def call(i: int, j: int) -> Generation:
         case, arm, draw, answer = work[i]
-        request = GenerationRequest(
-            prompt=judge_prompt(case, answer),
-            model=model,
-            max_tokens=JUDGE_MAX_TOKENS,
-            purpose="judge",
-            case_id=case.id,
-            arm=arm,
-            draw_index=draw.index,
-            sample_index=j,
+        request = judge_request(
+            case, answer, model=model, max_tokens=JUDGE_MAX_TOKENS, arm=arm, draw_index=draw.index, sample_index=j
         )
-        return judge.generate(request)
+        return judge.generate(request)  # the run's judge call exactly, one sample per request
 
     jobs = [(i, j) for i in range(len(work)) for j in range(samples)]
     in_a_row = 0

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from driftproof.answers import Finished, answer_record, judge_sample, judged_answer, lost_answer
 from driftproof.core.compare import ArmEvidence
@@ -38,7 +38,8 @@ from driftproof.journal import (
     round_entry,
     sample_entry,
 )
-from driftproof.judge import judge_prompt
+from driftproof.judge import judge_request
+from driftproof.judge_batch import sample_groups, split_samples
 from driftproof.lanes.base import FATAL, Generation, GenerationRequest, Lane
 from driftproof.planning import ledger_for
 from driftproof.resume import Restored, restore
@@ -160,18 +161,18 @@ class Runner:
         )
         return self.lane.generate(request)
 
-    def _judge_call(self, case: SuiteCase, arm: str, index: int, sample: int, answer: str) -> Generation:
-        request = GenerationRequest(
-            prompt=judge_prompt(case, answer),
+    def _judge_call(self, case: SuiteCase, arm: str, index: int, samples: tuple[int, ...], answer: str) -> Generation:
+        """One judge request for the samples ``samples`` of a draw (one, or several where the lane allows)."""
+        request = judge_request(
+            case,
+            answer,
             model=self.options.judge_model,
             max_tokens=self.options.judge_max_tokens,
-            purpose="judge",
-            case_id=case.id,
             arm=arm,
             draw_index=index,
-            sample_index=sample,
+            sample_index=samples[0],
         )
-        return self.judge.generate(request)
+        return self.judge.generate(replace(request, samples=len(samples)))
 
     # -- the event loop (main thread) --------------------------------------------------------------
     def run(self, journal: Journal | None = None, *, resume: bool = False) -> None:
@@ -199,6 +200,9 @@ class Runner:
                 kind, key = futures.pop(future)
                 gen = future.result()
                 if gen is NOT_STARTED:
+                    continue
+                if kind == "judge":
+                    self._on_request(pool, futures, key, gen)
                     continue
                 self._count(gen)
                 record = self._arrived(kind, key, gen)
@@ -407,11 +411,33 @@ class Runner:
             self._finish(pool, futures, ci, arm, self._judged(ci, index, pending))
             return
         self._pending[key] = pending
-        case = self.suite.cases[ci]
-        for sample, got in enumerate(pending.samples):
-            if got is None:
-                args = (case, arm, index, sample, record.text)
-                self._submit(pool, futures, "judge", (ci, arm, index, sample), self._judge_call, *args)
+        self._ask_samples(pool, futures, key, [j for j, got in enumerate(pending.samples) if got is None])
+
+    def _ask_samples(
+        self, pool: ThreadPoolExecutor, futures: Futures, key: tuple[int, str, int], missing: list[int]
+    ) -> None:
+        """Ask for samples ``missing`` of a pending draw, in as few requests as the judge lane allows."""
+        ci, arm, index = key
+        text = self._pending[key].record.text
+        for group in sample_groups(missing, self.judge.samples_per_request()):
+            args = (self.suite.cases[ci], arm, index, group, text)
+            self._submit(pool, futures, "judge", (ci, arm, index, group), self._judge_call, *args)
+
+    def _on_request(self, pool: ThreadPoolExecutor, futures: Futures, key: Any, gen: Generation) -> None:
+        """A judge request that came back: each sample it holds is a logical call, journaled at once, then recorded;
+        the samples a short reply left out (a server that ignores ``n``) are asked for again."""
+        ci, arm, index, group = key
+        samples = split_samples(gen, len(group))
+        records = []
+        for sample, one in zip(group, samples, strict=False):
+            self._count(one)
+            records.append(cast(SampleRecord, self._arrived("judge", (ci, arm, index, sample), one)))
+        self._watch(gen, self.judge, "judge")
+        left_out = list(group[len(samples) :])
+        for sample, record in zip(group, records, strict=False):
+            self._on_sample(pool, futures, (ci, arm, index, sample), record)
+        if left_out:
+            self._ask_samples(pool, futures, (ci, arm, index), left_out)
 
     def _judged(self, ci: int, index: int, pending: _Pending) -> Finished:
         samples = [s for s in pending.samples if s is not None]

@@ -105,7 +105,11 @@ class JudgeSample(_Model):
     score_text_sha256: Sha256 | None = None
     """SHA-256 of the judge's reply text the score was read from; null when no text came back."""
     usage: Usage | None = None
-    """Tokens this judge call reported; null when it reported none."""
+    """Tokens this judge call reported; null when it reported none, and on every sample but the first of a request
+    that returned several (request_samples), whose usage the first carries for all of them."""
+    request_samples: Count | None = None
+    """From 0.16, how many judge samples the one request that returned this sample returned (Chat Completions n),
+    the request id and reported model shared by them; null when its request returned it alone."""
     criteria: list[CriterionDecision] | None = None
     """In criteria mode, the decision on each criterion in suite order; null in rubric mode or when invalid."""
 

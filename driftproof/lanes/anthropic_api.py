@@ -30,6 +30,7 @@ from driftproof.lanes.failures import (
     timeout_failure,
     unreadable_failure,
 )
+from driftproof.lanes.prompt_cache import MAX_BREAKPOINTS, system_blocks, user_content
 
 if TYPE_CHECKING:
     import anthropic
@@ -46,6 +47,9 @@ DEFAULT_POLICY = RetryPolicy()
 
 class AnthropicApiLane(ApiLane):
     """Answers through the Anthropic Messages API: the skill as ``system``, the prompt as the one user turn.
+
+    The skill block and the judge prompt's shared prefixes carry ``cache_control`` (`driftproof.lanes.prompt_cache`),
+    and the reply's cache reads and writes are recorded in its usage.
 
     Credentials and endpoint come from the SDK's own environment handling (``ANTHROPIC_API_KEY``, then
     ``ANTHROPIC_AUTH_TOKEN``, both sent as ``Authorization: Bearer``; ``ANTHROPIC_BASE_URL``), unless
@@ -97,11 +101,13 @@ class AnthropicApiLane(ApiLane):
         from anthropic import omit
         from anthropic.types import Message
 
+        marks_left = MAX_BREAKPOINTS - (request.system is not None)
+        content = user_content(request.prompt, request.cache_breaks, marks_left=marks_left)
         raw = self._client.messages.with_raw_response.create(
             model=self._model_for(request),
             max_tokens=max_tokens,
-            messages=[{"role": "user", "content": request.prompt}],
-            system=request.system if request.system is not None else omit,
+            messages=[{"role": "user", "content": content}],
+            system=system_blocks(request.system) if request.system is not None else omit,  # type: ignore[arg-type]
         )
         try:
             message = raw.parse()

@@ -107,6 +107,13 @@ class GenerationRequest:
     arm: str = ""
     draw_index: int = 0
     sample_index: int = 0
+    cache_breaks: tuple[int, ...] = ()
+    """Offsets in ``prompt`` that each end a prefix many calls share (the judge's fixed instructions, then the
+    case): a lane that caches sends the prompt cut there, each piece but the last marked cacheable; any other
+    lane sends ``prompt`` whole, as it is."""
+    samples: int = 1
+    """Answers asked for in this one request (Chat Completions ``n``): more than 1 only for a lane whose
+    `Lane.samples_per_request` allows it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +146,9 @@ class Generation:
     failure: AttemptFailure | None = None
     """How the last attempt failed, when ``error`` is set and the lane could classify it."""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    choices: tuple[str, ...] | None = None
+    """Every answer's text, in choice order, when one request asked for several (``samples`` > 1); ``text`` is the
+    first. ``None`` for a request that asked for one."""
 
 
 class Lane(ABC):
@@ -154,6 +164,10 @@ class Lane(ABC):
     def sampling(self) -> dict[str, Any]:
         """The sampling settings this lane actually sends (not the ones wished for)."""
         return {}
+
+    def samples_per_request(self) -> int:
+        """How many answers to one prompt this lane can ask for in one request (``GenerationRequest.samples``)."""
+        return 1
 
     def harness(self) -> Harness | None:
         """The CLI harness and its printed version (CLI surface only)."""

@@ -42,6 +42,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 FINAL_429_CODES = frozenset({"insufficient_quota"})
 """``error.code`` values of a 429 that waiting does not cure (quota or billing, not rate)."""
 DEFAULT_POLICY = RetryPolicy()
+MAX_CHOICES = 128
+"""The most choices (``n``) Chat Completions returns for one request."""
 
 
 class OpenAIApiLane(ApiLane):
@@ -88,6 +90,7 @@ class OpenAIApiLane(ApiLane):
                 )
             key = LOCAL_PLACEHOLDER_KEY
         super().__init__(model, timeout_s=timeout_s, policy=policy, max_tokens=max_tokens)
+        self._ignores_n = False
         if key != LOCAL_PLACEHOLDER_KEY:
             hold(key)  # redacted from every string from here on
         http_client = openai.DefaultHttpxClient()  # the SDK's own defaults (proxies, keep-alive), under one deadline
@@ -111,15 +114,24 @@ class OpenAIApiLane(ApiLane):
         """
         return {"max_completion_tokens": self._max_tokens.recorded()}
 
+    def samples_per_request(self) -> int:
+        """Chat Completions answers one prompt ``n`` times in one request; 1 once an endpoint ignored ``n``."""
+        return 1 if self._ignores_n else MAX_CHOICES
+
     def _attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
+        from openai import omit
+
+        # the skill is the first message, so the provider's automatic prefix caching applies to it
         messages: list[ChatCompletionMessageParam] = []
         if request.system is not None:
             messages.append({"role": "system", "content": request.system})
         messages.append({"role": "user", "content": request.prompt})
+        n = min(request.samples, MAX_CHOICES)
         raw = self._client.chat.completions.with_raw_response.create(
             model=self._model_for(request),
             messages=messages,
             max_completion_tokens=max_tokens,
+            n=n if n > 1 else omit,
         )
         try:
             completion = raw.parse()
@@ -128,7 +140,10 @@ class OpenAIApiLane(ApiLane):
         choices = getattr(completion, "choices", None)
         if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
             raise UnreadableReply.no_reply(raw.http_response.text)
-        return _generation(completion, raw.headers.get("x-request-id"))
+        generation = _generation(completion, raw.headers.get("x-request-id"), n)
+        if n > 1 and generation.choices is not None and len(generation.choices) < n:
+            self._ignores_n = True  # a server that ignores n: ask for one answer per request from now on
+        return generation
 
     def _classify(self, exc: BaseException) -> AttemptFailure:
         import openai
@@ -163,17 +178,28 @@ def _error_message(body: object, fallback: str) -> str:
     return fallback
 
 
-def _generation(completion: ChatCompletion, request_id: str | None) -> Generation:
+def _choice_text(choice: object) -> str:
+    """One choice's answer; a refusal or a choice without content has text ``""``."""
+    message = getattr(choice, "message", None)
+    content = getattr(message, "content", None)
+    return content if isinstance(content, str) and not getattr(message, "refusal", None) else ""
+
+
+def _generation(completion: ChatCompletion, request_id: str | None, asked: int = 1) -> Generation:
     """The `Generation` of one successful reply; a refusal or a reply without content has text ``""``.
 
-    Read defensively: OpenAI-compatible servers leave out fields the SDK types as required.
+    Read defensively: OpenAI-compatible servers leave out fields the SDK types as required. With ``asked`` > 1
+    (``n``), ``choices`` holds each choice's text in ``index`` order, at most ``asked`` of them.
     """
     choices = getattr(completion, "choices", None) or []
+    if asked > 1:
+        choices = sorted(
+            choices, key=lambda c: getattr(c, "index", 0) if isinstance(getattr(c, "index", 0), int) else 0
+        )
     choice = choices[0] if choices else None
     message = getattr(choice, "message", None)
     refusal = getattr(message, "refusal", None)
-    content = getattr(message, "content", None)
-    text = content if isinstance(content, str) and not refusal else ""
+    text = _choice_text(choice)
     extra: dict[str, Any] = {
         "finish_reason": getattr(choice, "finish_reason", None),
         "system_fingerprint": getattr(completion, "system_fingerprint", None),
@@ -190,6 +216,7 @@ def _generation(completion: ChatCompletion, request_id: str | None) -> Generatio
         request_id=request_id,
         usage=_usage(getattr(completion, "usage", None)),
         extra=extra,
+        choices=tuple(_choice_text(c) for c in choices[:asked]) if asked > 1 else None,
     )
 
 

@@ -56,7 +56,9 @@ def test_anthropic_with_skill_and_baseline() -> None:
     assert with_skill.request_id is not None and SERVING_ID.match(with_skill.request_id)
     assert (baseline.text, baseline.error) == ("Fixed the pager bug.", None)
     bodies = [json.loads(i["request"]["body"]) for i in interactions("anthropic_with_skill_and_baseline")]
-    assert [b.get("system") for b in bodies] == [SKILL, None]
+    # the skill goes as one system block marked for the prompt cache; the baseline sends no system at all
+    marked = [{"type": "text", "text": SKILL, "cache_control": {"type": "ephemeral"}}]
+    assert [b.get("system") for b in bodies] == [marked, None]
     for body in bodies:
         assert not {"temperature", "top_p", "top_k"} & set(body)
 

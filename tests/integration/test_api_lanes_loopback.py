@@ -160,7 +160,9 @@ def test_anthropic_sends_the_skill_as_system_and_no_sampling_parameters(
     assert with_skill.error is None and baseline.error is None
     first, second = fake_llm_server.requests_to(ANTHROPIC_MESSAGES)
     user = [{"role": "user", "content": PROMPT}]
-    assert first.body == {"model": "claude-haiku-4-5", "max_tokens": 2048, "messages": user, "system": SKILL}
+    # the skill is one system block marked for the prompt cache, so later with-skill requests read it cached
+    system = [{"type": "text", "text": SKILL, "cache_control": {"type": "ephemeral"}}]
+    assert first.body == {"model": "claude-haiku-4-5", "max_tokens": 2048, "messages": user, "system": system}
     assert second.body == {"model": "claude-haiku-4-5", "max_tokens": 2048, "messages": user}  # baseline: no system
     for request in (first, second):
         assert not {"temperature", "top_p", "top_k"} & set(request.body)

@@ -41,6 +41,12 @@ class RecordedRequest:
         return self.body.get("model") if isinstance(self.body, dict) else None
 
     @property
+    def n(self) -> int:
+        """Chat Completions ``n``: how many choices the request asked for (1 when it sent none)."""
+        value = self.body.get("n") if isinstance(self.body, dict) else None
+        return value if isinstance(value, int) and value > 0 else 1
+
+    @property
     def stream(self) -> bool:
         return isinstance(self.body, dict) and self.body.get("stream") is True
 
@@ -115,6 +121,9 @@ class FakeReply:
     """Sent verbatim instead of a rendered body (malformed or nonstandard replies)."""
     disconnect: bool = False
     """Close the connection without answering (the SDKs raise ``APIConnectionError``)."""
+    choices: tuple[str, ...] | None = None
+    """Chat Completions only: the text of each choice, in order (``text`` is then ignored). None answers a request
+    for ``n`` choices with ``text`` n times, as many as asked when the server honours ``n``."""
 
     @classmethod
     def error(

@@ -26,6 +26,7 @@ import socket
 import threading
 import time
 from collections import deque
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import TCPServer
 from typing import Any
@@ -41,6 +42,7 @@ from .fake_llm_wire import (
     openai_response,
     openai_response_sse,
 )
+from .fake_prompt_cache import FakePromptCache
 
 __all__ = [
     "ANTHROPIC_MESSAGES",
@@ -81,6 +83,9 @@ class FakeLLMServer:
     ``delay_s`` is added before every scripted or responder reply (a fixed per-request latency).
     ``require_auth=False`` accepts requests without an API key header.
     ``port`` fixes the port (0, the default, takes a free one), e.g. to record cassettes whose URIs name it.
+    ``prompt_cache=True`` reports the input tokens of every 200 as the real APIs do with a repeated prefix
+    (`fake_prompt_cache`), in place of the reply's own input counts. ``honours_n=False`` answers a Chat
+    Completions request for ``n`` choices with one, as servers that ignore ``n`` do.
     """
 
     def __init__(
@@ -90,8 +95,12 @@ class FakeLLMServer:
         delay_s: float = 0.0,
         require_auth: bool = True,
         port: int = 0,
+        prompt_cache: bool = False,
+        honours_n: bool = True,
     ) -> None:
         self.responder: Responder = responder or echo_responder
+        self.prompt_cache = FakePromptCache() if prompt_cache else None
+        self.honours_n = honours_n
         self.delay_s = delay_s
         self.require_auth = require_auth
         self._lock = threading.Lock()
@@ -189,6 +198,22 @@ class FakeLLMServer:
             request = RecordedRequest(len(self._requests), method, path.rstrip("/") or "/", query, headers, body, raw)
             self._requests.append(request)
         return request
+
+    def _with_cache(self, request: RecordedRequest, reply: FakeReply) -> FakeReply:
+        """The reply with the input counts a repeated prefix gives (``prompt_cache``), and the choices ``n`` asks."""
+        if request.path == OPENAI_CHAT and reply.choices is None and request.n > 1:
+            reply = replace(reply, choices=(reply.text,) * request.n)
+        if request.path == OPENAI_CHAT and reply.choices and not self.honours_n:
+            reply = replace(reply, choices=reply.choices[:1])  # a server that ignores n answers once
+        if self.prompt_cache is None or not isinstance(request.body, dict):
+            return reply
+        if request.path == ANTHROPIC_MESSAGES:
+            counted = self.prompt_cache.anthropic(request.body)
+        elif request.path == OPENAI_CHAT:
+            counted = self.prompt_cache.openai(request.body)
+        else:
+            return reply
+        return replace(reply, usage=replace(reply.usage, **counted._asdict()))
 
     def _next_id(self) -> int:
         with self._lock:
@@ -341,7 +366,7 @@ class _Handler(BaseHTTPRequestHandler):
                 )
             payload = json.dumps(body).encode()
         else:
-            payload, content_type = _success_body(request, reply, n, model)
+            payload, content_type = _success_body(request, self.server.owner._with_cache(request, reply), n, model)
         try:
             self.send_response(reply.status)
             self.send_header("content-type", content_type)
@@ -370,10 +395,11 @@ def _success_body(request: RecordedRequest, reply: FakeReply, n: int, model: str
             completion_id=f"chatcmpl-fake{n:016x}",
             created=created,
             model=model,
-            text=text,
+            text=reply.choices[0] if reply.choices else text,
             finish_reason=reply.stop_reason,
             usage=usage,
             system_fingerprint=reply.system_fingerprint,
+            more=tuple(reply.choices[1:]) if reply.choices else (),
         )
         return json.dumps(completion).encode(), "application/json"
     response_id, item_id = f"resp_fake{n:016x}", f"msg_fake{n:016x}"

@@ -194,8 +194,9 @@ def openai_chat_completion(
     finish_reason: str | None,
     usage: FakeUsage,
     system_fingerprint: str | None,
+    more: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """A non-streaming ``chat.completion`` (§2.1)."""
+    """A non-streaming ``chat.completion`` (§2.1); ``more`` are the texts of choices 1, 2, ... (``n`` > 1)."""
     return {
         "id": completion_id,
         "object": "chat.completion",
@@ -203,11 +204,12 @@ def openai_chat_completion(
         "model": model,
         "choices": [
             {
-                "index": 0,
-                "message": {"role": "assistant", "content": text, "refusal": None},
+                "index": i,
+                "message": {"role": "assistant", "content": choice, "refusal": None},
                 "logprobs": None,
                 "finish_reason": finish_reason or "stop",
             }
+            for i, choice in enumerate((text, *more))
         ],
         "usage": openai_usage(usage),
         "service_tier": "default",
