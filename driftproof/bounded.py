@@ -70,6 +70,21 @@ def read_capped(path: Path, limits: Limits, error: type[DriftproofError], what: 
     return raw
 
 
+def read_file(
+    path: Path, limits: Limits, error: type[DriftproofError], what: str, kind: str, missing: str = "no such file"
+) -> bytes:
+    """`read_capped`, with each way a path can fail to be read said in one line naming it: missing (``missing``),
+    a directory (``is a directory, not a {kind}``), or unreadable (its reason)."""
+    try:
+        return read_capped(path, limits, error, what)
+    except FileNotFoundError:
+        raise error(f"{path}: {missing}") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory, not {kind}") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot be read ({exc.strerror})") from None
+
+
 def decode(raw: bytes, source: str, error: type[DriftproofError]) -> str:
     """UTF-8 text, or one line saying it is not."""
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from driftproof._version import __version__
-from driftproof.bounded import Limits, MiB, load_json_bytes, read_capped
+from driftproof.bounded import Limits, MiB, load_json_bytes, read_file
 from driftproof.core.fields import Refusal
 from driftproof.core.import_sentences import imported_line
 from driftproof.core.imports.caliper import import_caliper
@@ -54,14 +54,7 @@ class ImportRequest:
 
 def read_bytes(path: Path) -> bytes:
     """The bytes of one source file within ``IMPORT``, or one line naming the file."""
-    try:
-        return read_capped(path, IMPORT, InputError, WHAT)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a result file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    return read_file(path, IMPORT, InputError, WHAT, "a result file")
 
 
 def git_blob_sha1(raw: bytes) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from driftproof.atomic import write_text, write_together
-from driftproof.bounded import RECEIPT, load_json_bytes, read_capped
+from driftproof.bounded import RECEIPT, load_json_bytes, read_file
 from driftproof.core.badge import badge_json
 from driftproof.core.models import READ_RESTAMPED_SMOKE, Receipt
 from driftproof.core.reading import ReceiptReading
@@ -153,14 +153,7 @@ def load_receipt(path: Path | str, *, read_restamped_smoke: bool = False) -> Rec
     smoke receipt restamped TESTED as a smoke run; ``validate`` and every writer refuse it.
     """
     path = Path(path)
-    try:
-        raw = read_capped(path, RECEIPT, ReceiptError, "a receipt")
-    except FileNotFoundError:
-        raise ReceiptError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ReceiptError(f"{path}: is a directory, not a receipt file") from None
-    except OSError as exc:
-        raise ReceiptError(f"{path}: cannot be read ({exc.strerror})") from None
+    raw = read_file(path, RECEIPT, ReceiptError, "a receipt", "a receipt file")
     return load_receipt_bytes(raw, str(path), read_restamped_smoke=read_restamped_smoke)
 
 

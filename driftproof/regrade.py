@@ -21,7 +21,7 @@ from typing import Any
 from driftproof._version import __version__
 from driftproof.answers import judge_sample
 from driftproof.assemble import judge_setting
-from driftproof.bounded import Limits, decode, read_capped
+from driftproof.bounded import Limits, decode, read_file
 from driftproof.core import economics
 from driftproof.core import regrade as rules
 from driftproof.core.build import arm_of, measured_draw
@@ -81,14 +81,7 @@ def read_archive(path: Path, receipt: Receipt) -> tuple[dict[Key, str | None], s
     The byte bound is checked before reading, the receipt's sealed digest and the line bound before parsing,
     and every string's bound before it is kept. A diagnostic names the line and the field, never the content.
     """
-    try:
-        raw = read_capped(path, ARCHIVE, InputError, "an answers")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not an answers archive") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    raw = read_file(path, ARCHIVE, InputError, "an answers", "an answers archive")
     digest = hashlib.sha256(raw).hexdigest()
     recorded = receipt.transcripts.sha256 if receipt.transcripts else None
     if digest != recorded:

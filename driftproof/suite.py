@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from driftproof.bounded import INPUT, decode, load_data, read_capped
+from driftproof.bounded import INPUT, decode, load_data, read_capped, read_file
 from driftproof.core.fields import found
 from driftproof.core.models import CriterionSpec
 from driftproof.errors import InputError
@@ -62,14 +62,7 @@ class Suite:
 
 
 def _read(path: Path) -> tuple[Any, bytes]:
-    try:
-        raw = read_capped(path, INPUT, InputError, "a suite")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such suite file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a suite file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    raw = read_file(path, INPUT, InputError, "a suite", "a suite file", missing="no such suite file")
     data = load_data(raw, str(path), as_json=path.suffix == ".json", limits=INPUT, error=InputError, what="a suite")
     return data, raw
 
