@@ -5,7 +5,11 @@ the bare ``json.loads`` of the files they read, and under 300 MB; linear in the 
 Each command runs as a fresh subprocess (interpreter start-up, imports, load + schema + seal + models,
 the diff and the rendering all counted); its wall time and peak RSS (``os.wait4``, one child at a
 time) are taken. The bare parse is timed in its own subprocess too (``json.loads`` of each file's bytes).
-Run: ``.venv/bin/python benchmarks/diff_scale.py [CASES ...]`` (default 1000 5000). Prints figures;
+CPU seconds (the child's user + system time) are printed beside wall seconds: on a shared machine the wall
+figure moves with the load, the CPU figure far less.
+Run: ``.venv/bin/python benchmarks/diff_scale.py [CASES ...]`` (default 1000 5000); ``DRIFTPROOF_TREE=DIR``
+times the commands of another source tree (an older commit's, for a before figure); ``DIFF_SCALE_RUNS``
+sets how many runs of each (3). Prints figures;
 asserts nothing.
 """
 
@@ -18,20 +22,21 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-DRAWS, SAMPLES, RUNS = 10, 5, 3
+DRAWS, SAMPLES = 10, 5
+RUNS = int(os.environ.get("DIFF_SCALE_RUNS", "3"))
 
 PARSE = r"""
 import json, sys, time
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 for name in sys.argv[1:]:
     with open(name, "rb") as f:
         json.loads(f.read())
-print(time.perf_counter() - t0)
+print(time.perf_counter() - t0, time.process_time() - c0)
 """
 
 
@@ -54,10 +59,17 @@ def build(cases: int, seed: int) -> str:
     return receipt_json(receipt(table))
 
 
-def child(argv: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one fresh subprocess, its output discarded; ``wait4`` gives the
-    resource usage of that child alone."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+class Run(NamedTuple):
+    """One child's wall seconds, CPU seconds (user + system) and peak RSS in MB."""
+
+    wall: float
+    cpu: float
+    rss: float
+
+
+def child(argv: list[str]) -> Run:
+    """One fresh subprocess, its output discarded; ``wait4`` gives the resource usage of that child alone."""
+    env = {**os.environ, "PYTHONPATH": os.environ.get("DRIFTPROOF_TREE", str(ROOT))}
     t0 = time.perf_counter()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
@@ -68,12 +80,14 @@ def child(argv: list[str]) -> tuple[float, float]:
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         raise SystemExit(f"{' '.join(argv)} failed with status {status}")
-    return wall, usage.ru_maxrss / 1024
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def parse_seconds(paths: list[Path]) -> float:
+def parse_seconds(paths: list[Path]) -> tuple[float, float]:
+    """Wall and CPU seconds of the bare ``json.loads`` of ``paths`` (reading the bytes included), in a fresh child."""
     done = subprocess.run([sys.executable, "-c", PARSE, *map(str, paths)], capture_output=True, text=True, check=True)
-    return float(done.stdout)
+    wall, cpu = done.stdout.split()
+    return float(wall), float(cpu)
 
 
 def measure(cases: int, tmp: Path) -> dict[str, Any]:
@@ -85,34 +99,36 @@ def measure(cases: int, tmp: Path) -> dict[str, Any]:
     exe = str(Path(sys.executable).parent / "driftproof")
     diffs = [child([exe, "diff", str(paths[0]), str(paths[1])]) for _ in range(RUNS)]
     views = [child([exe, "view", str(paths[0])]) for _ in range(RUNS)]
-    parse_both = min(parse_seconds(paths) for _ in range(RUNS))
-    parse_one = min(parse_seconds(paths[:1]) for _ in range(RUNS))
+    both = [parse_seconds(paths) for _ in range(RUNS)]
+    one = [parse_seconds(paths[:1]) for _ in range(RUNS)]
     return {
         "cases": cases,
-        "mb": [p.stat().st_size / 1e6 for p in paths],
-        "diff": min(w for w, _ in diffs),
-        "diff_rss": max(r for _, r in diffs),
-        "view": min(w for w, _ in views),
-        "view_rss": max(r for _, r in views),
-        "parse_both": parse_both,
-        "parse_one": parse_one,
+        "mb": paths[0].stat().st_size / 1e6,
+        "diff": (min(r.wall for r in diffs), min(r.cpu for r in diffs), max(r.rss for r in diffs)),
+        "view": (min(r.wall for r in views), min(r.cpu for r in views), max(r.rss for r in views)),
+        "parse_both": (min(w for w, _ in both), min(c for _, c in both)),
+        "parse_one": (min(w for w, _ in one), min(c for _, c in one)),
     }
+
+
+def line(command: str, cases: int, mb: float, run: tuple[float, float, float], parse: tuple[float, float]) -> str:
+    (wall, cpu, rss), (pwall, pcpu) = run, parse
+    return (
+        f"{command:<5} {cases:>5}  {mb:>6.1f}  {pwall:>5.2f} s / {pcpu:>5.2f} s  {wall:>5.2f} s / {cpu:>5.2f} s"
+        f"  {wall / pwall:>4.2f}x / {cpu / pcpu:>4.2f}x  {rss:>5.0f} MB"
+    )
 
 
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [1000, 5000]
-    print(f"receipts: N cases x {DRAWS} draws x {SAMPLES} judge samples; best wall of {RUNS}, largest peak RSS")
-    print("cases  MB/file  json.loads(both)  diff     ratio  RSS      json.loads(one)  view     ratio  RSS")
+    print(f"receipts: N cases x {DRAWS} draws x {SAMPLES} judge samples; best of {RUNS} runs, largest peak RSS")
+    print("the bare parse is json.loads of the files the command reads (both for diff, one for view)")
+    print("cmd   cases  MB/file  parse wall / CPU     command wall / CPU   ratio wall / CPU  peak RSS")
     with tempfile.TemporaryDirectory() as name:
         for cases in sizes:
             m = measure(cases, Path(name))
-            print(
-                f"{m['cases']:>5}  {m['mb'][0]:>7.1f}  {m['parse_both']:>14.2f} s  {m['diff']:>5.2f} s"
-                f"  {m['diff'] / m['parse_both']:>4.2f}x  {m['diff_rss']:>4.0f} MB"
-                f"  {m['parse_one']:>13.2f} s  {m['view']:>5.2f} s  {m['view'] / m['parse_one']:>4.2f}x"
-                f"  {m['view_rss']:>4.0f} MB",
-                flush=True,
-            )
+            print(line("diff", cases, m["mb"], m["diff"], m["parse_both"]), flush=True)
+            print(line("view", cases, m["mb"], m["view"], m["parse_one"]), flush=True)
     print("target at 1,000 cases: ratio <= 2x and RSS < 300 MB, for diff and view; linear to 5,000")
     python, load = sys.version.split()[0], os.getloadavg()[0]
     print(f"measured {time.strftime('%Y-%m-%d')}: Python {python}, {os.cpu_count()} CPUs, load average {load:.1f}")

@@ -21,6 +21,7 @@ from driftproof.core.models import READ_RESTAMPED_SMOKE, Receipt
 from driftproof.core.reading import ReceiptReading
 from driftproof.core.seal import check_seal
 from driftproof.errors import ReceiptError
+from driftproof.receipt_memory import share_field_sets
 from driftproof.resources import known_schema_versions, schema_file
 from driftproof.safe_text import shorten, shorten_quoted
 
@@ -143,13 +144,14 @@ def check_document(doc: dict[str, Any], source: str, *, read_restamped_smoke: bo
 
 
 def to_model(doc: dict[str, Any], source: str, *, read_restamped_smoke: bool = False) -> Receipt:
-    """The model of a checked document."""
+    """The model of a checked document (its draws and judge samples sharing their field-name sets)."""
     try:
-        return Receipt.model_validate(doc, context={READ_RESTAMPED_SMOKE: read_restamped_smoke})
+        receipt = Receipt.model_validate(doc, context={READ_RESTAMPED_SMOKE: read_restamped_smoke})
     except ValidationError as exc:
         first = exc.errors()[0]
         where = "/".join(shorten(str(p)) for p in first["loc"]) or "(top level)"
         raise ReceiptError(f"{source}: at {where}: {first['msg']}") from None
+    return share_field_sets(receipt)
 
 
 def load_receipt(path: Path | str, *, read_restamped_smoke: bool = False) -> Receipt:
