@@ -1,42 +1,50 @@
-"""Scale of load + validate + diff: two receipts of 1,000 cases x 10 draws x 5 judge samples.
+"""Scale of reading large receipts: ``driftproof diff A B`` and ``driftproof view A`` as a user runs them.
 
-Target (issue 2): under 2 s and under 300 MB for load + validate (schema of its version, seal, models)
-+ diff of both receipts. The receipts are built first; the measurement runs in a fresh child process so
-its peak RSS counts only the load and the diff. Run: ``.venv/bin/python benchmarks/diff_scale.py``.
-Prints figures; asserts nothing.
+Issue 14's target: at 1,000 cases x 10 draws x 5 judge samples, ``diff`` (and ``view``) take at most twice
+the bare ``json.loads`` of the files they read, and under 300 MB; linear in the number of cases up to 5,000.
+A receipt as Driftproof writes it (indented) is 68 MB at 1,000 cases, so 5,000 cases (340 MB) is over the
+256 MiB a receipt file may hold (``bounded.RECEIPT``) and is refused before it is read; 3,000 (204 MB) is
+the largest size measured. Each command runs as a fresh subprocess (interpreter start-up, imports,
+load + schema + seal + models, the diff and the rendering all counted); its wall time and peak RSS
+(``os.wait4``, one child at a time) are taken. The bare parse is timed in its own subprocess too
+(``json.loads`` of each file's bytes).
+CPU seconds (the child's user + system time) are printed beside wall seconds: on a shared machine the wall
+figure moves with the load, the CPU figure far less.
+Run: ``.venv/bin/python benchmarks/diff_scale.py [CASES ...]`` (default 1000 3000); ``DRIFTPROOF_TREE=DIR``
+times the commands of another source tree (an older commit's, for a before figure); ``DIFF_SCALE_RUNS``
+sets how many runs of each (3). Prints figures;
+asserts nothing.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import random
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CASES, DRAWS, SAMPLES = 1000, 10, 5
+DRAWS, SAMPLES = 10, 5
+RUNS = int(os.environ.get("DIFF_SCALE_RUNS", "3"))
 
-MEASURE = r"""
-import json, resource, sys, time
-t0 = time.perf_counter()
-from driftproof.core.diff import diff
-from driftproof.receipts import load_receipt
-t1 = time.perf_counter()
-before, after = load_receipt(sys.argv[1]), load_receipt(sys.argv[2])
-t2 = time.perf_counter()
-result = diff(before, after)
-t3 = time.perf_counter()
-print(json.dumps({"import": t1 - t0, "load": t2 - t1, "diff": t3 - t2, "status": str(result.status),
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+PARSE = r"""
+import json, sys, time
+t0, c0 = time.perf_counter(), time.process_time()
+for name in sys.argv[1:]:
+    with open(name, "rb") as f:
+        json.loads(f.read())
+print(time.perf_counter() - t0, time.process_time() - c0)
 """
 
 
-def build(seed: int) -> str:
+def build(cases: int, seed: int) -> str:
+    """A sealed receipt of ``cases`` cases, each arm ``DRAWS`` draws of ``SAMPLES`` judge samples."""
     from driftproof.receipts import receipt_json
     from tests.support.builders import arm, receipt
 
@@ -45,38 +53,88 @@ def build(seed: int) -> str:
     def grid(x: float) -> float:
         return min(1.0, max(0.0, round(x / 0.05) * 0.05))
 
-    cases = {}
-    for i in range(CASES):
+    table = {}
+    for i in range(cases):
         centre = rng.uniform(0.3, 0.8)
         with_skill = [grid(rng.gauss(centre, 0.1)) for _ in range(DRAWS)]
         baseline = [grid(rng.gauss(centre - 0.1, 0.1)) for _ in range(DRAWS)]
-        cases[f"case-{i:04d}"] = (arm(with_skill, samples=SAMPLES), arm(baseline, samples=SAMPLES))
-    return receipt_json(receipt(cases))
+        table[f"case-{i:05d}"] = (arm(with_skill, samples=SAMPLES), arm(baseline, samples=SAMPLES))
+    return receipt_json(receipt(table))
+
+
+class Run(NamedTuple):
+    """One child's wall seconds, CPU seconds (user + system) and peak RSS in MB."""
+
+    wall: float
+    cpu: float
+    rss: float
+
+
+def child(argv: list[str]) -> Run:
+    """One fresh subprocess, its output discarded; ``wait4`` gives the resource usage of that child alone."""
+    env = {**os.environ, "PYTHONPATH": os.environ.get("DRIFTPROOF_TREE", str(ROOT))}
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.execve(argv[0], argv, env)
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} failed with status {status}")
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def parse_seconds(paths: list[Path]) -> tuple[float, float]:
+    """Wall and CPU seconds of the bare ``json.loads`` of ``paths`` (reading the bytes included), in a fresh child."""
+    done = subprocess.run([sys.executable, "-c", PARSE, *map(str, paths)], capture_output=True, text=True, check=True)
+    wall, cpu = done.stdout.split()
+    return float(wall), float(cpu)
+
+
+def measure(cases: int, tmp: Path) -> dict[str, Any]:
+    paths = []
+    for seed in (1, 2):
+        path = tmp / f"r{cases}-{seed}.json"
+        path.write_text(build(cases, seed), encoding="utf-8")
+        paths.append(path)
+    exe = str(Path(sys.executable).parent / "driftproof")
+    diffs = [child([exe, "diff", str(paths[0]), str(paths[1])]) for _ in range(RUNS)]
+    views = [child([exe, "view", str(paths[0])]) for _ in range(RUNS)]
+    both = [parse_seconds(paths) for _ in range(RUNS)]
+    one = [parse_seconds(paths[:1]) for _ in range(RUNS)]
+    return {
+        "cases": cases,
+        "mb": paths[0].stat().st_size / 1e6,
+        "diff": (min(r.wall for r in diffs), min(r.cpu for r in diffs), max(r.rss for r in diffs)),
+        "view": (min(r.wall for r in views), min(r.cpu for r in views), max(r.rss for r in views)),
+        "parse_both": (min(w for w, _ in both), min(c for _, c in both)),
+        "parse_one": (min(w for w, _ in one), min(c for _, c in one)),
+    }
+
+
+def line(command: str, cases: int, mb: float, run: tuple[float, float, float], parse: tuple[float, float]) -> str:
+    (wall, cpu, rss), (pwall, pcpu) = run, parse
+    return (
+        f"{command:<5} {cases:>5}  {mb:>6.1f}  {pwall:>5.2f} s / {pcpu:>5.2f} s  {wall:>5.2f} s / {cpu:>5.2f} s"
+        f"  {wall / pwall:>4.2f}x / {cpu / pcpu:>4.2f}x  {rss:>5.0f} MB"
+    )
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for seed in (1, 2):
-            path = Path(tmp) / f"r{seed}.json"
-            path.write_text(build(seed), encoding="utf-8")
-            paths.append(path)
-        sizes = [p.stat().st_size / 1e6 for p in paths]
-        runs = []
-        for _ in range(3):
-            done = subprocess.run(
-                [sys.executable, "-c", MEASURE, *map(str, paths)], capture_output=True, text=True, check=True, cwd=ROOT
-            )
-            runs.append(json.loads(done.stdout))
-    best = min(runs, key=lambda r: r["load"] + r["diff"])
-    print(f"receipts: {CASES} cases x {DRAWS} draws x {SAMPLES} judge samples, {sizes[0]:.1f} MB + {sizes[1]:.1f} MB")
-    print(f"load + validate (schema, seal, models), both: {best['load']:.2f} s")
-    print(f"diff: {best['diff']:.2f} s")
-    print(f"load + validate + diff: {best['load'] + best['diff']:.2f} s (best of 3; target < 2 s)")
-    print(f"peak RSS of the measuring process: {max(r['rss_mb'] for r in runs):.0f} MB (target < 300 MB)")
-    print(f"diff status: {best['status']}; imports took {best['import']:.2f} s (not counted)")
-    stamp = time.strftime("%Y-%m-%d")
-    print(f"measured {stamp} on this machine; all runs: " + ", ".join(f"{r['load'] + r['diff']:.2f} s" for r in runs))
+    sizes = [int(a) for a in sys.argv[1:]] or [1000, 3000]
+    print(f"receipts: N cases x {DRAWS} draws x {SAMPLES} judge samples; best of {RUNS} runs, largest peak RSS")
+    print("the bare parse is json.loads of the files the command reads (both for diff, one for view)")
+    print("cmd   cases  MB/file  parse wall / CPU     command wall / CPU   ratio wall / CPU  peak RSS")
+    with tempfile.TemporaryDirectory() as name:
+        for cases in sizes:
+            m = measure(cases, Path(name))
+            print(line("diff", cases, m["mb"], m["diff"], m["parse_both"]), flush=True)
+            print(line("view", cases, m["mb"], m["view"], m["parse_one"]), flush=True)
+    print("target at 1,000 cases: ratio <= 2x and RSS < 300 MB, for diff and view; linear in the cases")
+    python, load = sys.version.split()[0], os.getloadavg()[0]
+    print(f"measured {time.strftime('%Y-%m-%d')}: Python {python}, {os.cpu_count()} CPUs, load average {load:.1f}")
 
 
 if __name__ == "__main__":

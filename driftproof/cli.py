@@ -57,15 +57,16 @@ def _cmd_view(args: argparse.Namespace) -> int:
     from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.export import view_json
     from driftproof.core.reading import read_receipt
-    from driftproof.receipts import load_receipt
+    from driftproof.receipts import gc_paused, load_receipt
     from driftproof.render import render_view
 
-    receipt = load_receipt(args.receipt, read_restamped_smoke=True)
-    reading, breakdown = read_receipt(receipt), lift_breakdown(receipt)
-    if args.format == "json":
-        print(json.dumps(view_json(reading, breakdown), indent=2, ensure_ascii=False))
-    else:
-        print(render_view(receipt, reading, title=str(args.receipt), breakdown=breakdown), end="")
+    with gc_paused():  # issue 14: a large receipt's objects are not rescanned while it is read and rendered
+        receipt = load_receipt(args.receipt, read_restamped_smoke=True)
+        reading, breakdown = read_receipt(receipt), lift_breakdown(receipt)
+        if args.format == "json":
+            print(json.dumps(view_json(reading, breakdown), indent=2, ensure_ascii=False))
+        else:
+            print(render_view(receipt, reading, title=str(args.receipt), breakdown=breakdown), end="")
     return 0
 
 
@@ -73,18 +74,19 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.diff import diff
     from driftproof.core.export import diff_json
-    from driftproof.receipts import load_receipt
+    from driftproof.receipts import gc_paused, load_receipt
     from driftproof.render import render_diff
 
-    before = load_receipt(args.before, read_restamped_smoke=True)
-    after = load_receipt(args.after, read_restamped_smoke=True)
-    result = diff(before, after)
-    # without --lift-breakdown the output is exactly what it was before the breakdown existed
-    breakdowns = (lift_breakdown(before), lift_breakdown(after)) if args.lift_breakdown else None
-    if args.format == "json":
-        print(json.dumps(diff_json(result, breakdowns), indent=2, ensure_ascii=False))
-    else:
-        print(render_diff(before, after, result, breakdowns=breakdowns), end="")
+    with gc_paused():  # issue 14: two large receipts' objects are not rescanned while they are compared
+        before = load_receipt(args.before, read_restamped_smoke=True)
+        after = load_receipt(args.after, read_restamped_smoke=True)
+        result = diff(before, after)
+        # without --lift-breakdown the output is exactly what it was before the breakdown existed
+        breakdowns = (lift_breakdown(before), lift_breakdown(after)) if args.lift_breakdown else None
+        if args.format == "json":
+            print(json.dumps(diff_json(result, breakdowns), indent=2, ensure_ascii=False))
+        else:
+            print(render_diff(before, after, result, breakdowns=breakdowns), end="")
     return gate_exit(Status(result.status), FailOn(args.fail_on))
 
 
