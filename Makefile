@@ -27,7 +27,7 @@ typecheck: install
 lint-action: install
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-actions action.yml
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
-	$(BIN)/hadolint Dockerfile docker/base.Dockerfile
+	$(BIN)/hadolint Dockerfile
 	$(BIN)/zizmor --offline .github/workflows/
 
 test: install lint typecheck lint-action
@@ -43,7 +43,7 @@ CONTAINER ?= docker
 BUILD_FLAGS ?=
 PYTHON_IMAGE ?= python:3.11.14-slim-bookworm
 action-image:
-	$(CONTAINER) build $(BUILD_FLAGS) --build-arg PYTHON_IMAGE=$(PYTHON_IMAGE) -f docker/base.Dockerfile -t driftproof-base:local .
+	$(CONTAINER) build $(BUILD_FLAGS) --build-arg PYTHON_IMAGE=$(PYTHON_IMAGE) --target base -t driftproof-base:local .
 	$(CONTAINER) build $(BUILD_FLAGS) --build-arg PYTHON_IMAGE=$(PYTHON_IMAGE) --build-arg BASE_IMAGE=driftproof-base:local \
 		-t driftproof-action:local .
 

@@ -10,8 +10,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-BASE = ROOT / "docker" / "base.Dockerfile"
-THIN = ROOT / "Dockerfile"
+DOCKERFILE = ROOT / "Dockerfile"
 REQUIREMENTS = ROOT / "docker" / "requirements.txt"
 
 # A dependency's distribution name and the module its import is spelled with, where they differ.
@@ -40,6 +39,14 @@ def _stages(text: str) -> list[str]:
     return re.split(r"^(?=FROM )", joined, flags=re.M)[1:]
 
 
+def _stage(name: str) -> str:
+    """The text of one named stage of the Dockerfile (``FROM … AS name`` to the next ``FROM``)."""
+    stages = _stages(DOCKERFILE.read_text(encoding="utf-8"))
+    found = [s for s in stages if re.match(rf"FROM \S+ AS {name}\b", s)]
+    assert len(found) == 1, f"no single stage {name!r}"
+    return found[0]
+
+
 def test_every_runtime_dependency_is_pinned_in_the_base_requirements() -> None:
     pins = _pins()
     missing = [name for name in _dependencies() if name not in pins]
@@ -49,8 +56,8 @@ def test_every_runtime_dependency_is_pinned_in_the_base_requirements() -> None:
 
 
 def test_the_base_installs_the_pins_as_wheels_without_cache_or_compiler() -> None:
-    text = BASE.read_text(encoding="utf-8")
-    assert re.search(r"^ARG PYTHON_IMAGE=python:\d+\.\d+\.\d+-slim-bookworm$", text, re.M)
+    assert re.search(r"^ARG PYTHON_IMAGE=python:\d+\.\d+\.\d+-slim-bookworm$", DOCKERFILE.read_text(), re.M)
+    text = _stage("base")
     assert "COPY docker/requirements.txt /tmp/requirements.txt" in text
     install = re.search(r"pip install ([^&\n]*)-r /tmp/requirements.txt", text)
     assert install is not None
@@ -64,7 +71,7 @@ def test_the_base_installs_the_pins_as_wheels_without_cache_or_compiler() -> Non
 def test_the_base_compiles_bytecode_for_every_dependency_it_imports() -> None:
     # The one import that writes .pyc names each direct dependency, so a new one is not left to compile at
     # every job start.
-    text = BASE.read_text(encoding="utf-8")
+    text = _stage("base")
     warm = re.search(r'python -c "import ([^"]+)"', text)
     assert warm is not None
     modules = {m.strip().split(".")[0] for m in warm.group(1).split(",")}
@@ -73,9 +80,13 @@ def test_the_base_compiles_bytecode_for_every_dependency_it_imports() -> None:
 
 
 def test_the_thin_image_installs_nothing_but_the_package() -> None:
-    stages = _stages(THIN.read_text(encoding="utf-8"))
-    assert [s.split()[1] for s in stages] == ["${PYTHON_IMAGE}", "${BASE_IMAGE}"]
-    build, runtime = stages
+    stages = _stages(DOCKERFILE.read_text(encoding="utf-8"))
+    assert [" ".join(s.split()[1:4]) if " AS " in s.split("\n")[0] else s.split()[1] for s in stages] == [
+        "${PYTHON_IMAGE} AS base",
+        "${PYTHON_IMAGE} AS build",
+        "${BASE_IMAGE}",
+    ]
+    _, build, runtime = stages
     # The build stage installs the build context alone, without its dependencies.
     installs = [i.strip() for i in re.findall(r"pip install ([^&\n]*)", build)]
     assert installs == ["--no-cache-dir --no-deps --target /site /src"]
@@ -85,9 +96,10 @@ def test_the_thin_image_installs_nothing_but_the_package() -> None:
     assert 'ENTRYPOINT ["python", "/app/entrypoint.py"]' in runtime
 
 
-def test_the_thin_image_builds_on_the_local_base_unless_told_otherwise() -> None:
-    text = THIN.read_text(encoding="utf-8")
-    assert re.search(r"^ARG BASE_IMAGE=driftproof-base:local$", text, re.M)
+def test_a_build_with_no_arguments_builds_its_own_base() -> None:
+    # GitHub builds `runs.image: Dockerfile` with no build arguments: the default base is the file's own stage
+    text = DOCKERFILE.read_text(encoding="utf-8")
+    assert re.search(r"^ARG BASE_IMAGE=base$", text, re.M)
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "-f docker/base.Dockerfile -t driftproof-base:local ." in makefile
+    assert "--target base -t driftproof-base:local ." in makefile
     assert "--build-arg BASE_IMAGE=driftproof-base:local" in makefile

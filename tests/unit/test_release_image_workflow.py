@@ -23,7 +23,7 @@ def _build_step(job: dict[str, Any]) -> dict[str, Any]:
 def test_the_base_is_pushed_for_both_architectures_and_its_digest_is_an_output() -> None:
     job = _workflow()["jobs"]["base"]
     step = _build_step(job)
-    assert step["with"]["file"] == "docker/base.Dockerfile"
+    assert (step["with"]["file"], step["with"]["target"]) == ("Dockerfile", "base")
     assert step["with"]["platforms"] == "linux/amd64,linux/arm64"
     assert step["with"]["push"] is True
     assert job["outputs"]["digest"] == "${{ steps.build.outputs.digest }}"
