@@ -43,7 +43,7 @@ CONTAINER ?= docker
 BUILD_FLAGS ?=
 PYTHON_IMAGE ?= python:3.11.14-slim-bookworm
 action-image:
-	$(CONTAINER) build $(BUILD_FLAGS) --build-arg PYTHON_IMAGE=$(PYTHON_IMAGE) --target base -t driftproof-base:local .
+	$(CONTAINER) build $(BUILD_FLAGS) --build-arg PYTHON_IMAGE=$(PYTHON_IMAGE) --target base --build-arg BASE_IMAGE=driftproof-base:local -t driftproof-base:local .
 	$(CONTAINER) build $(BUILD_FLAGS) --build-arg PYTHON_IMAGE=$(PYTHON_IMAGE) --build-arg BASE_IMAGE=driftproof-base:local \
 		-t driftproof-action:local .
 

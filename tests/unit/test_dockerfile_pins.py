@@ -101,5 +101,5 @@ def test_a_build_with_no_arguments_builds_its_own_base() -> None:
     text = DOCKERFILE.read_text(encoding="utf-8")
     assert re.search(r"^ARG BASE_IMAGE=base$", text, re.M)
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "--target base -t driftproof-base:local ." in makefile
+    assert "--target base --build-arg BASE_IMAGE=driftproof-base:local -t driftproof-base:local ." in makefile
     assert "--build-arg BASE_IMAGE=driftproof-base:local" in makefile
