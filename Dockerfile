@@ -1,15 +1,21 @@
 # Driftproof GitHub Action image. GitHub builds it from this directory on every job
 # (`runs.image: Dockerfile`) and runs it as root with the checkout mounted at
 # /github/workspace (no USER, no WORKDIR: see GitHub's Dockerfile support notes).
+#
+# Three stages. `base` holds everything slow to install (git, the pinned dependencies); the release
+# workflow publishes it to GHCR (`--target base`) and a release pins it here by digest in BASE_IMAGE.
+# BASE_IMAGE's default is that same stage, built here: a build with no arguments (GitHub's build of an
+# untagged ref, a fork, `docker build .`) needs no registry, and BuildKit builds the `base` stage only
+# when it is the one chosen. `build` installs the package alone; the last stage is the base plus the
+# package. docs/action.md, "The image".
+ARG PYTHON_IMAGE=python:3.11.14-slim-bookworm
+ARG BASE_IMAGE=base
 
-# Stage 1: build the driftproof wheel from the build context.
-FROM python:3.11.14-slim-bookworm AS build
-ENV PIP_DISABLE_PIP_VERSION_CHECK=1
-COPY . /src
-RUN pip wheel --no-cache-dir --no-deps --wheel-dir /dist /src
-
-# Stage 2: the runtime image.
-FROM python:3.11.14-slim-bookworm
+# Stage 1, `base`: Python, git and the pinned runtime dependencies, nothing of driftproof itself.
+# Trimmed: wheels only (--only-binary, so no compiler or headers are needed or installed), no pip
+# cache, and .pyc files only for the modules the Action imports (below); pip, setuptools and wheel
+# are removed, because nothing runs them once the image is built.
+FROM ${PYTHON_IMAGE} AS base
 
 # git reads the default branch's receipt. The checkout belongs to the runner's user while
 # the container runs as root, and HOME is /github/home at run time, so the safe.directory
@@ -17,7 +23,7 @@ FROM python:3.11.14-slim-bookworm
 # hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends git \
- && rm -rf /var/lib/apt/lists/* \
+ && rm -rf /var/lib/apt/lists/* /usr/share/doc/* /usr/share/man/* \
  && git config --system --add safe.directory /github/workspace
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -25,48 +31,33 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1
 
-# Runtime dependencies, pinned (the closure of pyproject's [project.dependencies]).
-RUN pip install --no-cache-dir \
-    annotated-types==0.8.0 \
-    anthropic==2.14.0 \
-    anyio==4.16.0 \
-    attrs==26.1.0 \
-    certifi==2026.10.19.post1 \
-    docstring-parser==0.18.0 \
-    h11==0.16.0 \
-    httpcore==1.0.9 \
-    httpcore2==2.16.2 \
-    httpx==0.28.1 \
-    httpx2==2.16.2 \
-    idna==3.20 \
-    jinja2==3.1.6 \
-    jiter==0.19.0 \
-    jsonschema==4.26.0 \
-    jsonschema-rs==0.61.2 \
-    jsonschema-specifications==2025.9.1 \
-    markdown-it-py==4.3.0 \
-    markupsafe==3.0.4 \
-    mdurl==0.1.2 \
-    openai==3.57.0 \
-    opentelemetry-api==1.45.2 \
-    pydantic==2.14.4 \
-    pydantic-core==2.50.5 \
-    pygments==2.21.0 \
-    pyyaml==6.0.4 \
-    referencing==0.37.0 \
-    rich==15.0.0 \
-    rpds-py==2026.9.1 \
-    sniffio==1.3.1 \
-    truststore==0.10.5 \
-    typing-extensions==4.16.0 \
-    typing-inspection==0.4.5
+# The pinned dependencies, installed without bytecode; then one import of every package the Action
+# loads writes .pyc files for exactly the modules that import touches (PYTHONDONTWRITEBYTECODE is
+# lifted for that one command), so a job start reads bytecode instead of compiling, and the modules
+# nothing imports (pip's vendored tree, pygments' lexers, most of openai's types) stay source only.
+# The import list names every package in pyproject's [project.dependencies] (a test checks it) and
+# the transports httpx loads on its first request.
+COPY docker/requirements.txt /tmp/requirements.txt
+RUN pip install --no-cache-dir --no-compile --only-binary=:all: -r /tmp/requirements.txt \
+ && env -u PYTHONDONTWRITEBYTECODE python -c "import anthropic, certifi, h11, httpcore, httpx, jinja2, jsonschema, jsonschema_rs, openai, pydantic, rich.console, rich.markdown, truststore, yaml" \
+ && pip uninstall -y --no-cache-dir setuptools wheel \
+ && python -m pip uninstall -y --no-cache-dir pip \
+ && rm -f /tmp/requirements.txt
 
-# The package itself; its dependencies are already satisfied by the pins above.
-COPY --from=build /dist /dist
-RUN pip install --no-cache-dir /dist/*.whl \
- && rm -rf /dist
+# Stage 2: install the package from the build context into a plain directory, without its
+# dependencies (the base holds them) and with its own bytecode compiled.
+FROM ${PYTHON_IMAGE} AS build
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1
+COPY . /src
+RUN pip install --no-cache-dir --no-deps --target /site /src \
+ && mv /site/bin /scripts
 
-# Only the entrypoint lives in /app, so `import driftproof` finds the installed wheel
+# Stage 3: the runtime image, the base plus that directory.
+FROM ${BASE_IMAGE}
+COPY --from=build /site/ /usr/local/lib/python3.11/site-packages/
+COPY --from=build /scripts/ /usr/local/bin/
+
+# Only the entrypoint lives in /app, so `import driftproof` finds the installed package
 # (with its templates and schemas), never a source tree.
 COPY entrypoint.py /app/entrypoint.py
 ENTRYPOINT ["python", "/app/entrypoint.py"]

@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint lint-action demo typecheck bench clean test-cli-real
+.PHONY: install test lint lint-action demo typecheck bench clean test-cli-real action-image
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -35,6 +35,17 @@ test: install lint typecheck lint-action
 
 demo: install
 	$(BIN)/driftproof demo
+
+# The Action's image with no registry: the base (git and the pinned dependencies) as driftproof-base:local,
+# then the thin image on top of it as driftproof-action:local. CONTAINER=podman (with BUILD_FLAGS=--isolation=chroot
+# where no engine runs) works too; PYTHON_IMAGE names another Python base. docs/action.md, "The image".
+CONTAINER ?= docker
+BUILD_FLAGS ?=
+PYTHON_IMAGE ?= python:3.11.14-slim-bookworm
+action-image:
+	$(CONTAINER) build $(BUILD_FLAGS) --build-arg PYTHON_IMAGE=$(PYTHON_IMAGE) --target base --build-arg BASE_IMAGE=driftproof-base:local -t driftproof-base:local .
+	$(CONTAINER) build $(BUILD_FLAGS) --build-arg PYTHON_IMAGE=$(PYTHON_IMAGE) --build-arg BASE_IMAGE=driftproof-base:local \
+		-t driftproof-action:local .
 
 clean:
 	rm -rf $(VENV) dist build demo-out
