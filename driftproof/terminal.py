@@ -17,6 +17,7 @@ from driftproof.core.sentences import (
     run_heading,
     status_line,
 )
+from driftproof.core.shard_sentences import shard_next_line
 from driftproof.core.words import CaseVerdict
 from driftproof.regrade import RegradeOutcome
 from driftproof.report_lines import carried_line
@@ -48,7 +49,8 @@ def print_run_summary(outcome: RunOutcome) -> None:
     if carried_summary(receipt) is not None:
         _say(f"        {carried_line(receipt, outcome.carry.label, escape=str)}")
     _say(receipt_line(str(outcome.path), receipt.verification, receipt.seal.sha256[:12]))
-    _say(next_line(str(outcome.path)))
+    shard = receipt.run.shard
+    _say(shard_next_line(str(outcome.path), shard.count) if shard else next_line(str(outcome.path)))
 
 
 def print_quick(outcome: RunOutcome) -> None:

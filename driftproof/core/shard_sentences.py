@@ -125,3 +125,14 @@ the job with shard: merge gives them once · exit 0'
         f"Driftproof: shard {shard} · receipt {receipt} · no diff, comment, badge or gate here: the job with "
         "shard: merge gives them once · exit 0"
     )
+
+
+def shard_next_line(path: str, count: int) -> str:
+    """What to run after one shard: the other shards, then ``merge`` (a shard alone has no suite verdict).
+
+    >>> shard_next_line("s1.json", 2)
+    'next    run the other shard of --shard i/2, then: driftproof merge s1.json <the other shard receipt> -o RECEIPT'
+    """
+    others = "the other shard" if count == 2 else f"the other {count - 1} shards"
+    receipts = "<the other shard receipt>" if count == 2 else "<the other shard receipts>"
+    return f"next    run {others} of --shard i/{count}, then: driftproof merge {path} {receipts} -o RECEIPT"

@@ -249,3 +249,13 @@ def test_merge_refuses_a_tampered_shard(two: list[Path], tmp_path: Path, capsys:
     doc["cases"][0]["with_skill"]["draws"][0]["score"] = 1.0
     two[1].write_text(json.dumps(doc), encoding="utf-8")
     assert f"{two[1]}: seal mismatch" in merge_refused(capsys, tmp_path, *two)
+
+
+def test_a_shard_run_says_to_merge_next_not_to_diff(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    run(suite, tmp_path / "s1.json", "--shard", "1/3")
+    out = capsys.readouterr().out
+    assert f"next    run the other 2 shards of --shard i/3, then: driftproof merge {tmp_path / 's1.json'}" in out
+    assert "driftproof diff <main receipt>" not in out
