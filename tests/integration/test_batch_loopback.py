@@ -1,0 +1,72 @@
+"""``--batch`` on the Anthropic API lane against the loopback fake of Message Batches: counts checked by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from driftproof import batch_runner
+from driftproof.core.reading import read_receipt
+from driftproof.run import RunOutcome, RunRequest, run_suite
+from tests.integration.test_run_loopback import JUDGE, env_for, responder
+from tests.integration.test_run_loopback import suite as suite  # noqa: F401  (the fixture)
+from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, FakeLLMServer
+from tests.support.fake_message_batches import BATCHES
+
+
+@pytest.fixture(autouse=True)
+def no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
+
+
+def run(suite: Path, server: FakeLLMServer, **kw: object) -> RunOutcome:
+    """2 draws per arm (both in the first round), 2 judge samples, through batches."""
+    request = RunRequest(
+        suite=suite,
+        provider="anthropic",
+        model="claude-sonnet-4-6",
+        judge_model=JUDGE,
+        draws=2,
+        max_draws=2,
+        judge_samples=2,
+        environ=env_for(server),
+        batch=True,
+        **kw,  # type: ignore[arg-type]
+    )
+    return run_suite(request)
+
+
+def test_batch_run_sends_a_round_of_answers_then_its_judge_calls_as_two_batches(suite: Path) -> None:
+    with FakeLLMServer(responder) as server:
+        outcome = run(suite, server)
+        requests = [(r.method, r.path) for r in server.requests]
+        batches = server.batches.batches
+    r = outcome.receipt
+    # answers: 2 cases x 2 arms x 2 draws = 8, one batch; judge calls: 8 answers x 2 samples = 16, one batch
+    assert [len(b.custom_ids) for b in batches.values()] == [8, 16]
+    assert r.run.batch_ids == ["msgbatch_fake0001", "msgbatch_fake0002"]
+    assert r.run.logical_calls == 8 + 16
+    # per batch: create 1 + a poll in progress 1 + the poll that sees it ended 1 + results 2 (retrieve, JSONL) = 5
+    assert r.run.endpoint_attempts == 2 * 5 == len(requests)
+    assert ("POST", ANTHROPIC_MESSAGES) not in requests
+    assert requests[:5] == [
+        ("POST", BATCHES),
+        ("GET", f"{BATCHES}/msgbatch_fake0001"),
+        ("GET", f"{BATCHES}/msgbatch_fake0001"),
+        ("GET", f"{BATCHES}/msgbatch_fake0001"),
+        ("GET", f"{BATCHES}/msgbatch_fake0001/results"),
+    ]
+    # the same numbers as a run without --batch: with-skill answers 'feat:' score 0.9, baseline 0.4
+    for case in r.cases:
+        assert [d.score for d in case.with_skill.draws] == [0.9, 0.9]
+        assert [d.score for d in case.baseline.draws] == [0.4, 0.4]
+    # bands [0.9, 0.9] vs [0.4, 0.4] separate: lift 0.5
+    reading = read_receipt(r)
+    assert [c.verdict for c in reading.cases] == ["improved", "improved"]
+    assert reading.lift == pytest.approx(0.5, abs=1e-12)
+    # usage as without --batch: 4 draws x 50 in with the skill, 4 x 30 without; 16 samples x 200 in for the judge
+    gen = r.economics.generation
+    assert (gen.with_skill.input_tokens, gen.baseline.input_tokens) == (200, 120)
+    assert r.economics.judge_overhead.usage.input_tokens == 3200
+    assert not outcome.path.with_name(outcome.path.name + ".journal").exists()
