@@ -21,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
+from driftproof.core.batch_sentences import batch_refusal
 from driftproof.errors import InputError
 from driftproof.journal import Entry, Journal
 from driftproof.lanes import anthropic_batch
@@ -32,14 +33,13 @@ POLL_S = 30.0
 """Seconds before the first poll of a batch (a batch takes minutes to hours)."""
 POLL_CAP_S = 600.0
 """The longest wait between two polls."""
-BATCH_REFUSAL = "--batch: needs the API surface of a provider with a batch API (anthropic), for the answers and the judge"
 
 
 def check_batch_lanes(lane: Lane, judge: Lane) -> None:
     """Refuse ``--batch`` (one line, exit 2) unless both lanes can go through a batch API."""
-    for each in (lane, judge):
+    for role, each in (("answering model", lane), ("judge", judge)):
         if not isinstance(each, AnthropicApiLane):
-            raise InputError(f"{BATCH_REFUSAL}; {each.provider}/{each.surface} has none")
+            raise InputError(batch_refusal(role, each.provider, each.surface))
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +68,9 @@ class BatchRunner(Runner):
         super().__init__(*args, **kw)
         self._queued: list[_Queued] = []
         self._poll_s = POLL_S
-        self._unread: dict[tuple[str, frozenset[str]], str] = {}
-        """Batches a journal holds that were submitted and never read, by role and custom_ids: polled again."""
+        self._unread: dict[tuple[str, frozenset[str]], tuple[str, int]] = {}
+        """Batches a journal holds that were submitted and never read, by role and custom_ids: their id and the
+        HTTP requests made for them so far (the create), polled again."""
 
     def run(self, journal: Journal | None = None, *, resume: bool = False) -> None:
         """As `Runner.run`; a resumed run first reads the journal's batches."""
@@ -84,7 +85,8 @@ class BatchRunner(Runner):
                 if entry["id"] not in self.batch_ids:
                     self.batch_ids.append(entry["id"])
                 if entry["id"] not in read:
-                    self._unread[(str(entry.get("role")), frozenset(entry.get("custom_ids", ())))] = entry["id"]
+                    key = (str(entry.get("role")), frozenset(entry.get("custom_ids", ())))
+                    self._unread[key] = (entry["id"], int(entry.get("http", 1)))
 
     def _submit(self, pool: ThreadPoolExecutor, futures: Futures, kind: str, key: Any, fn: Any, *args: Any) -> None:
         """Queue one call for the next batch of its lane."""
@@ -112,14 +114,13 @@ class BatchRunner(Runner):
         if not isinstance(lane, AnthropicApiLane):  # check_batch_lanes refused any other lane before the run
             raise TypeError(f"no batch API on {lane.provider}/{lane.surface}")
         ids = [q.custom_id for q in items]
-        http = 0
-        batch_id = self._unread.pop((role, frozenset(ids)), None)
+        batch_id, http = self._unread.pop((role, frozenset(ids)), (None, 0))
         try:
             if batch_id is None:
                 http += 1
                 batch_id = anthropic_batch.submit(lane, {q.custom_id: q.request for q in items})
                 self.batch_ids.append(batch_id)
-                self._journal_entry({"kind": "batch", "role": role, "id": batch_id, "custom_ids": ids})
+                self._journal_entry({"kind": "batch", "role": role, "id": batch_id, "custom_ids": ids, "http": http})
             wait = self._poll_s
             while True:
                 time.sleep(wait)

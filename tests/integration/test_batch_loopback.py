@@ -8,9 +8,11 @@ import pytest
 
 from driftproof import batch_runner
 from driftproof.core.reading import read_receipt
+from driftproof.errors import RunInterrupted
 from driftproof.run import RunOutcome, RunRequest, run_suite
 from tests.integration.test_run_loopback import JUDGE, env_for, responder
 from tests.integration.test_run_loopback import suite as suite  # noqa: F401  (the fixture)
+from tests.support.fake_llm_script import FakeReply
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, FakeLLMServer
 from tests.support.fake_message_batches import BATCHES
 
@@ -70,3 +72,47 @@ def test_batch_run_sends_a_round_of_answers_then_its_judge_calls_as_two_batches(
     assert (gen.with_skill.input_tokens, gen.baseline.input_tokens) == (200, 120)
     assert r.economics.judge_overhead.usage.input_tokens == 3200
     assert not outcome.path.with_name(outcome.path.name + ".journal").exists()
+
+
+def test_an_expired_and_an_errored_item_are_lost_draws_with_their_reasons(suite: Path) -> None:
+    with FakeLLMServer(responder) as server:
+        server.batches.expire = {"answer-0-with_skill-0"}
+        # the first item the fake answers (case a, with the skill, draw 1) is answered by this error: errored
+        server.queue(ANTHROPIC_MESSAGES, FakeReply.error(500, message="boom"))
+        outcome = run(suite, server, max_consecutive_failures=0)
+        batches = server.batches.batches
+    r = outcome.receipt
+    a_with = r.cases[0].with_skill.draws
+    reasons = sorted(d.lost_reason or "" for d in a_with if d.status == "lost")
+    assert len(reasons) == 2
+    assert "expired" in reasons[1] and "msgbatch_fake0001" in reasons[1]
+    assert "errored" in reasons[0] and "boom" in reasons[0]
+    assert [d.status for d in r.cases[0].baseline.draws] == ["measured", "measured"]
+    # 8 answers, 2 lost (never judged): 6 x 2 = 12 judge calls; max_draws 2 leaves no room to draw them again
+    assert [len(b.custom_ids) for b in batches.values()] == [8, 12]
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 12, 2 * 5)
+
+def test_resume_polls_the_journaled_batch_instead_of_submitting_again(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupt(_s: float) -> None:
+        raise KeyboardInterrupt
+
+    with FakeLLMServer(responder) as server:
+        monkeypatch.setattr(batch_runner.time, "sleep", interrupt)  # the job is cancelled while it waits
+        with pytest.raises(RunInterrupted):
+            run(suite, server)
+        journal = (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8")
+        assert '"kind": "batch"' in journal and "msgbatch_fake0001" in journal
+        monkeypatch.undo()
+        monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
+        outcome = run(suite, server, resume=True)
+        created = [r for r in server.requests if r.method == "POST"]
+        requests = server.requests
+    r = outcome.receipt
+    # one batch of 8 answers (submitted before the cancel, polled after it), one of 16 judge calls: 2 created
+    assert len(created) == 2 and [len(b.custom_ids) for b in server.batches.batches.values()] == [8, 16]
+    assert r.run.batch_ids == ["msgbatch_fake0001", "msgbatch_fake0002"]
+    assert r.run.logical_calls == 24
+    # first job: the create (1); resumed: the answers' polls 2 + results 2, the judge batch's 5 -> 10 requests
+    assert len(requests) == 1 + 4 + 5 == r.run.endpoint_attempts
