@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from driftproof import batch_runner
+from driftproof.cli import main
 from driftproof.core.reading import read_receipt
 from driftproof.errors import RunInterrupted
 from driftproof.run import RunOutcome, RunRequest, run_suite
@@ -116,3 +117,16 @@ def test_resume_polls_the_journaled_batch_instead_of_submitting_again(
     assert r.run.logical_calls == 24
     # first job: the create (1); resumed: the answers' polls 2 + results 2, the judge batch's 5 -> 10 requests
     assert len(requests) == 1 + 4 + 5 == r.run.endpoint_attempts
+
+
+def test_batch_on_the_stub_lane_is_refused_in_one_line_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.json"
+    code = main(["run", "examples/commit-writer/suite.yaml", "--provider", "stub", "--batch", "-o", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and not out.exists() and not out.with_name("r.json.journal").exists()
+    assert err == [
+        "driftproof: error: --batch: the answering model goes through stub/none, which has no batch API; "
+        "--batch needs the anthropic API lane"
+    ]
