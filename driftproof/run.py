@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from driftproof.assemble import RunContext, build_receipt
+from driftproof.batch_runner import BatchRunner, check_batch_lanes
 from driftproof.carry import NONE, Carry, RunFacts, carry_for
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.models import Price, Receipt, Shard
@@ -36,7 +37,6 @@ from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import load_receipt, write_receipt
 from driftproof.reference import Reference, reference_for
-from driftproof.batch_runner import BatchRunner, check_batch_lanes
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS, Runner, RunOptions
 from driftproof.safe_text import printable
 from driftproof.sharding import default_shard_out, shard_line, shard_suite

@@ -9,4 +9,7 @@ def batch_refusal(role: str, provider: str, surface: str) -> str:
     >>> batch_refusal("judge", "stub", "none")
     '--batch: the judge goes through stub/none, which has no batch API; --batch needs the anthropic API lane'
     """
-    return f"--batch: the {role} goes through {provider}/{surface}, which has no batch API; --batch needs the anthropic API lane"
+    return (
+        f"--batch: the {role} goes through {provider}/{surface}, which has no batch API; "
+        "--batch needs the anthropic API lane"
+    )

@@ -60,4 +60,3 @@ def _item(result: Any, batch_id: str) -> Generation:
         reason = f"timeout: the batch {batch_id} expired before this request was processed"
         return failed(AttemptFailure(retryable=False, reason=reason, timed_out=True, kind=FailureKind.TIMEOUT))
     return failed(AttemptFailure(retryable=False, reason=f"the batch item was {kind} (batch {batch_id})"))
-

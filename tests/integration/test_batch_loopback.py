@@ -12,7 +12,7 @@ from driftproof.core.reading import read_receipt
 from driftproof.errors import RunInterrupted
 from driftproof.run import RunOutcome, RunRequest, run_suite
 from tests.integration.test_run_loopback import JUDGE, env_for, responder
-from tests.integration.test_run_loopback import suite as suite  # noqa: F401  (the fixture)
+from tests.integration.test_run_loopback import suite as suite  # the fixture
 from tests.support.fake_llm_script import FakeReply
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, FakeLLMServer
 from tests.support.fake_message_batches import BATCHES
@@ -92,6 +92,7 @@ def test_an_expired_and_an_errored_item_are_lost_draws_with_their_reasons(suite:
     # 8 answers, 2 lost (never judged): 6 x 2 = 12 judge calls; max_draws 2 leaves no room to draw them again
     assert [len(b.custom_ids) for b in batches.values()] == [8, 12]
     assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 12, 2 * 5)
+
 
 def test_resume_polls_the_journaled_batch_instead_of_submitting_again(
     suite: Path, monkeypatch: pytest.MonkeyPatch
