@@ -10,7 +10,7 @@ Each batch is journaled (``kind: batch``, with its custom_ids) before it is poll
 read (``kind: batch_read``): ``--resume`` after a cancelled or timed-out job polls a batch that was submitted and
 never read instead of submitting the same requests again. Polling waits ``poll_s``, doubling up to
 `POLL_CAP_S`. The endpoint attempts of a batch are its HTTP requests (create, each poll, the two reads of its
-results), counted on its first item.
+results), counted on its last item.
 """
 
 from __future__ import annotations
@@ -134,9 +134,10 @@ class BatchRunner(Runner):
         except Exception as exc:  # the batch call itself failed: every item of it is a failed call
             gone = anthropic_batch.failed(lane.classify(exc))
             got = dict.fromkeys(ids, gone)
+        last = len(items) - 1  # the batch's HTTP requests on its last call, so progress shows no retries mid-batch
         for n, q in enumerate(items):
             gen = got[q.custom_id]
-            q.future.set_result(replace(gen, attempts=http) if n == 0 else gen)
+            q.future.set_result(replace(gen, attempts=http) if n == last else gen)
 
     def _journal_entry(self, entry: Entry) -> None:
         if self._journal is not None:
