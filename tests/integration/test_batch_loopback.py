@@ -25,17 +25,15 @@ def no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def run(suite: Path, server: FakeLLMServer, **kw: object) -> RunOutcome:
     """2 draws per arm (both in the first round), 2 judge samples, through batches."""
+    settings: dict[str, object] = {"draws": 2, "max_draws": 2, "judge_samples": 2, **kw}
     request = RunRequest(
         suite=suite,
         provider="anthropic",
         model="claude-sonnet-4-6",
         judge_model=JUDGE,
-        draws=2,
-        max_draws=2,
-        judge_samples=2,
         environ=env_for(server),
         batch=True,
-        **kw,  # type: ignore[arg-type]
+        **settings,  # type: ignore[arg-type]
     )
     return run_suite(request)
 
@@ -131,3 +129,18 @@ def test_batch_on_the_stub_lane_is_refused_in_one_line_before_any_call(
         "driftproof: error: --batch: the answering model goes through stub/none, which has no batch API; "
         "--batch needs the anthropic API lane"
     ]
+
+
+def test_the_stopping_rule_runs_round_by_round_a_replacement_in_a_batch_of_its_own(suite: Path) -> None:
+    with FakeLLMServer(responder) as server:
+        server.batches.expire = {"answer-0-with_skill-0"}
+        outcome = run(suite, server, max_draws=3)
+        batches = server.batches.batches
+    r = outcome.receipt
+    # round 1: 8 answers, one expired; 7 judged x 2 = 14 calls. Round 2: only case a's with-skill arm wants a draw
+    # (its lost draw may be replaced, max_draws 3 leaves room): 1 answer, then its 2 judge calls
+    assert [len(b.custom_ids) for b in batches.values()] == [8, 14, 1, 2]
+    assert list(batches["msgbatch_fake0003"].custom_ids) == ["answer-0-with_skill-2"]
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 14 + 1 + 2, 4 * 5)
+    a_with = r.cases[0].with_skill.draws
+    assert [d.status for d in a_with] == ["lost", "measured", "measured"] and a_with[0].replaced
