@@ -175,6 +175,7 @@ def _run(runner: Runner, ctx: RunContext, arms: dict[int, dict[str, Arm]]) -> Ru
         logical_calls=runner.tally.logical_calls,
         endpoint_attempts=runner.tally.endpoint_attempts,
         shard=ctx.shard,
+        batch_ids=list(runner.batch_ids) or None,
     )
 
 

@@ -164,6 +164,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         script=Path(args.script) if args.script else None,
         quick=args.quick,
         resume=args.resume,
+        batch=args.batch,
         keep_transcripts=args.keep_transcripts,
         price_table=Path(args.price_table) if args.price_table else None,
         reference=Path(args.reference) if args.reference else None,
@@ -401,6 +402,11 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
         help="run one shard of the cases (ranked by sha256 of their ids, dealt in turn) to a shard receipt; see merge",
     )
     p.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="send each round's answers, then its judge calls, through the provider's batch API (half price, slow)",
+    )
     p.add_argument("--keep-transcripts", action="store_true", help="keep every answer and judge reply beside it")
     p.add_argument("--price-table", metavar="FILE", help="judge prices (JSON) instead of the bundled table")
     p.add_argument(

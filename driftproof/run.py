@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from driftproof.assemble import RunContext, build_receipt
+from driftproof.batch_runner import BatchRunner, check_batch_lanes
 from driftproof.carry import NONE, Carry, RunFacts, carry_for
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.models import Price, Receipt, Shard
@@ -94,6 +95,8 @@ class RunRequest:
     """``--budget-usd``: the same in USD, at the price table's prices."""
     plan_by_case: bool = False
     """Print the plan case by case before the first call (the Action does), not only its total."""
+    batch: bool = False
+    """``--batch``: send each round's answers, then its judge calls, through the provider's batch API."""
 
 
 @dataclass(frozen=True)
@@ -271,7 +274,9 @@ def run_suite(
     check_output(out)
     max_failures = _count("max-consecutive-failures", request.max_consecutive_failures, low=0)
     lane, judge, judge_model = make_lanes(request)
-    try:  # what can still be refused once the lanes exist: the reference, the price table, the journal
+    try:  # what can still be refused once the lanes exist: --batch, the reference, the price table, the journal
+        if request.batch:
+            check_batch_lanes(lane, judge)
         plan = _plan(request, suite, skill_text, (lane, judge, judge_model), counts, max_failures, out)
     except BaseException:
         lane.close()
@@ -480,7 +485,7 @@ def _draw(
     least = (len(suite.cases) * len(ARMS) * counts.draws - carried) * (1 + counts.judge_samples)
     progress = make_progress(label, least, stream)
     keep = {"on_draw": _spooler(spool, suite)} if spool is not None else {}
-    runner = Runner(  # the quick preset shows its answers; a full run keeps none in memory once journaled
+    runner = (BatchRunner if request.batch else Runner)(  # the quick preset shows its answers, a full run none
         suite,
         skill_text,
         lane,

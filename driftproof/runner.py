@@ -146,10 +146,16 @@ class Runner:
         self.stop_reasons: dict[int, str] = {}
         #: The budget's ledger: the worst case of every draw started (``None`` without a budget).
         self.ledger = ledger_for(options, suite.cases, skill_text)
+        #: The provider batch ids the calls went through (``--batch``: `driftproof.batch_runner`), in order.
+        self.batch_ids: list[str] = []
 
     # -- calls (worker threads) -------------------------------------------------------------------
     def _generate(self, case: SuiteCase, arm: str, index: int) -> Generation:
-        request = GenerationRequest(
+        return self.lane.generate(self.answer_request(case, arm, index))
+
+    def answer_request(self, case: SuiteCase, arm: str, index: int) -> GenerationRequest:
+        """The request of one answer."""
+        return GenerationRequest(
             prompt=case.prompt,
             system=self.skill_text if arm == "with_skill" else None,
             model=self.options.model,
@@ -159,10 +165,15 @@ class Runner:
             arm=arm,
             draw_index=index,
         )
-        return self.lane.generate(request)
 
     def _judge_call(self, case: SuiteCase, arm: str, index: int, samples: tuple[int, ...], answer: str) -> Generation:
         """One judge request for the samples ``samples`` of a draw (one, or several where the lane allows)."""
+        return self.judge.generate(self.judge_call_request(case, arm, index, samples, answer))
+
+    def judge_call_request(
+        self, case: SuiteCase, arm: str, index: int, samples: tuple[int, ...], answer: str
+    ) -> GenerationRequest:
+        """The request of one judge call for the samples ``samples`` of a draw."""
         request = judge_request(
             case,
             answer,
@@ -172,7 +183,7 @@ class Runner:
             draw_index=index,
             sample_index=samples[0],
         )
-        return self.judge.generate(replace(request, samples=len(samples)))
+        return replace(request, samples=len(samples))
 
     # -- the event loop (main thread) --------------------------------------------------------------
     def run(self, journal: Journal | None = None, *, resume: bool = False) -> None:

@@ -349,6 +349,9 @@ class Run(_Model):
     shard: Shard | None = None
     """On a shard receipt (--shard INDEX/COUNT), which part of the suite it ran; readers give it no suite-level
     verdict. Null for a whole-suite run and a merged receipt. Since 0.16."""
+    batch_ids: list[str] | None = None
+    """With --batch, the provider batch ids the run's answers and judge calls went through, in the order they
+    were submitted (a resumed run's included); null for a run that sent each call on its own. Since 0.16."""
 
 
 class Skill(_Model):

@@ -101,21 +101,42 @@ class AnthropicApiLane(ApiLane):
         from anthropic import omit
         from anthropic.types import Message
 
-        marks_left = MAX_BREAKPOINTS - (request.system is not None)
-        content = user_content(request.prompt, request.cache_breaks, marks_left=marks_left)
-        raw = self._client.messages.with_raw_response.create(
-            model=self._model_for(request),
-            max_tokens=max_tokens,
-            messages=[{"role": "user", "content": content}],
-            system=system_blocks(request.system) if request.system is not None else omit,  # type: ignore[arg-type]
-        )
+        params = self.message_params(request, max_tokens)
+        system = params.pop("system", omit)
+        raw = self._client.messages.with_raw_response.create(**params, system=system)
         try:
             message = raw.parse()
         except ValueError:  # the body is not JSON
             raise UnreadableReply.not_json(raw.http_response.text) from None
         if not isinstance(message, Message) or not isinstance(message.content, list):
             raise UnreadableReply.no_reply(raw.http_response.text)
-        return _generation(message, raw.headers.get("request-id"))
+        return generation_of(message, raw.headers.get("request-id"))
+
+    @property
+    def client(self) -> anthropic.Anthropic:
+        """The SDK client (the batch calls go through it: `driftproof.lanes.anthropic_batch`)."""
+        return self._client
+
+    def message_params(self, request: GenerationRequest, max_tokens: int) -> dict[str, Any]:
+        """The Messages API parameters of one request (a batch item's ``params`` too); ``system`` only when set."""
+        marks_left = MAX_BREAKPOINTS - (request.system is not None)
+        content = user_content(request.prompt, request.cache_breaks, marks_left=marks_left)
+        params: dict[str, Any] = {
+            "model": self._model_for(request),
+            "max_tokens": max_tokens,
+            "messages": [{"role": "user", "content": content}],
+        }
+        if request.system is not None:
+            params["system"] = system_blocks(request.system)
+        return params
+
+    def sent_max_tokens(self, request: GenerationRequest) -> int:
+        """The output-token limit a request is sent with, remembered for `sampling`."""
+        return self._max_tokens.take(request.max_tokens)
+
+    def classify(self, exc: BaseException) -> AttemptFailure:
+        """How an exception of one HTTP request failed (the batch calls' too)."""
+        return self._classify(exc)
 
     def _classify(self, exc: BaseException) -> AttemptFailure:
         import anthropic
@@ -171,7 +192,7 @@ def _no_key_error() -> LaneError:
     )
 
 
-def _generation(message: Message, request_id: str | None) -> Generation:
+def generation_of(message: Message, request_id: str | None) -> Generation:
     """The `Generation` of one successful reply; a refusal or a reply without text has text ``""``."""
     from anthropic.types import TextBlock
 

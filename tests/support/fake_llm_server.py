@@ -5,6 +5,7 @@ Routes (query strings are ignored, so Claude Code's ``/v1/messages?beta=true`` l
 - ``POST /v1/messages``: Anthropic Messages, JSON or ``stream: true`` SSE (§1.2-§1.4 of the wire reference).
 - ``POST /v1/chat/completions``: OpenAI Chat Completions, JSON only (§2.1, §2.3).
 - ``POST /v1/responses``: OpenAI Responses, JSON or ``stream: true`` SSE as Codex consumes it (§2.2).
+- ``/v1/messages/batches``: Anthropic Message Batches (§1.8), `fake_message_batches` (``server.batches``).
 
 Each request is answered by the next reply queued for its route (`FakeLLMServer.queue`), else by the
 ``responder`` callable (default `echo_responder`). Requests the real API would refuse are refused before
@@ -42,6 +43,7 @@ from .fake_llm_wire import (
     openai_response,
     openai_response_sse,
 )
+from .fake_message_batches import BATCHES, FakeMessageBatches
 from .fake_prompt_cache import FakePromptCache
 
 __all__ = [
@@ -103,6 +105,8 @@ class FakeLLMServer:
         self.honours_n = honours_n
         self.delay_s = delay_s
         self.require_auth = require_auth
+        self.batches = FakeMessageBatches()
+        """The Message Batches this server holds (set ``polls_in_progress``, ``expire`` on it)."""
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._queues: dict[str, deque[FakeReply]] = {route: deque() for route in ROUTES}
@@ -303,6 +307,9 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         request = owner._record(self.command, self.path, headers, self._read_body())
         anthropic = request.path.startswith(ANTHROPIC_MESSAGES)
+        if request.path.startswith(BATCHES):
+            self._send_reply(request, owner.batches.handle(request, owner), anthropic)
+            return
         refusal = self._refusal(request, anthropic)
         if refusal is not None:
             self._send_reply(request, refusal, anthropic)

@@ -1,0 +1,144 @@
+"""The runner through provider batch APIs (``--batch``): a round's answers as one batch, then its judge calls.
+
+`BatchRunner` is the `Runner` with one change: a call is not sent at once but queued, and when every call that
+came back has been handled (so each case has asked the stopping rule for its next round), the queue goes out as
+one batch per lane: the answers of every case's round together, then their judge calls together. The stopping
+rule runs round by round, as without ``--batch``, and results are stored by index, so the receipt is the same
+as a run's without it, plus the batch ids (``batch_ids``).
+
+Each batch is journaled (``kind: batch``, with its custom_ids) before it is polled, and once its results are
+read (``kind: batch_read``): ``--resume`` after a cancelled or timed-out job polls a batch that was submitted and
+never read instead of submitting the same requests again. Polling waits ``poll_s``, doubling up to
+`POLL_CAP_S`. The endpoint attempts of a batch are its HTTP requests (create, each poll, the two reads of its
+results), counted on its last item.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any
+
+from driftproof.core.batch_sentences import batch_refusal
+from driftproof.errors import InputError
+from driftproof.journal import Entry, Journal
+from driftproof.lanes import anthropic_batch
+from driftproof.lanes.anthropic_api import AnthropicApiLane
+from driftproof.lanes.base import Generation, GenerationRequest, Lane
+from driftproof.runner import Futures, Runner
+
+POLL_S = 30.0
+"""Seconds before the first poll of a batch (a batch takes minutes to hours)."""
+POLL_CAP_S = 600.0
+"""The longest wait between two polls."""
+
+
+def check_batch_lanes(lane: Lane, judge: Lane) -> None:
+    """Refuse ``--batch`` (one line, exit 2) unless both lanes can go through a batch API."""
+    for role, each in (("answering model", lane), ("judge", judge)):
+        if not isinstance(each, AnthropicApiLane):
+            raise InputError(batch_refusal(role, each.provider, each.surface))
+
+
+@dataclass(frozen=True, slots=True)
+class _Queued:
+    future: Future[Generation]
+    kind: str
+    custom_id: str
+    request: GenerationRequest
+
+
+def custom_id(kind: str, key: Sequence[Any]) -> str:
+    """The custom_id of one call: its kind, case index, arm, draw index (and samples), within ``[A-Za-z0-9_-]``.
+
+    >>> custom_id("answer", (0, "with_skill", 2)), custom_id("judge", (3, "baseline", 0, (1,)))
+    ('answer-0-with_skill-2', 'judge-3-baseline-0-1')
+    """
+    ci, arm, index, *rest = key
+    samples = "".join(f"-{'_'.join(map(str, group))}" for group in rest)
+    return f"{kind}-{ci}-{arm}-{index}{samples}"
+
+
+class BatchRunner(Runner):
+    """The `Runner`, its calls sent one batch per round and lane (`driftproof.batch_runner`)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self._queued: list[_Queued] = []
+        self._poll_s = POLL_S
+        self._unread: dict[tuple[str, frozenset[str]], tuple[str, int]] = {}
+        """Batches a journal holds that were submitted and never read, by role and custom_ids: their id and the
+        HTTP requests made for them so far (the create), polled again."""
+
+    def run(self, journal: Journal | None = None, *, resume: bool = False) -> None:
+        """As `Runner.run`; a resumed run first reads the journal's batches."""
+        if journal is not None and resume:
+            self._read_batches(journal.load())
+        super().run(journal, resume=resume)
+
+    def _read_batches(self, entries: Sequence[Entry]) -> None:
+        read = {e.get("id") for e in entries if e.get("kind") == "batch_read"}
+        for entry in entries:
+            if entry.get("kind") == "batch" and isinstance(entry.get("id"), str):
+                if entry["id"] not in self.batch_ids:
+                    self.batch_ids.append(entry["id"])
+                if entry["id"] not in read:
+                    key = (str(entry.get("role")), frozenset(entry.get("custom_ids", ())))
+                    self._unread[key] = (entry["id"], int(entry.get("http", 1)))
+
+    def _submit(self, pool: ThreadPoolExecutor, futures: Futures, kind: str, key: Any, fn: Any, *args: Any) -> None:
+        """Queue one call for the next batch of its lane."""
+        future: Future[Generation] = Future()
+        futures[future] = (kind, key)
+        future.add_done_callback(self._done.put)
+        request = self.answer_request(*args) if kind == "answer" else self.judge_call_request(*args)
+        self._queued.append(_Queued(future, kind, custom_id(kind, key), request))
+
+    def _next_done(self) -> Future[Generation]:
+        """The next call that came back; once all are handled, the queued calls go out as batches."""
+        while self._done.empty() and self._queued:
+            self._flush()
+        return super()._next_done()
+
+    def _flush(self) -> None:
+        queued, self._queued = self._queued, []
+        for kind, lane in (("answer", self.lane), ("judge", self.judge)):
+            items = [q for q in queued if q.kind == kind]
+            if items:
+                self._send(kind, lane, items)
+
+    def _send(self, role: str, lane: Lane, items: list[_Queued]) -> None:
+        """One batch: submitted (or found in the journal), polled until it ends, its results handed back."""
+        if not isinstance(lane, AnthropicApiLane):  # check_batch_lanes refused any other lane before the run
+            raise TypeError(f"no batch API on {lane.provider}/{lane.surface}")
+        ids = [q.custom_id for q in items]
+        batch_id, http = self._unread.pop((role, frozenset(ids)), (None, 0))
+        try:
+            if batch_id is None:
+                http += 1
+                batch_id = anthropic_batch.submit(lane, {q.custom_id: q.request for q in items})
+                self.batch_ids.append(batch_id)
+                self._journal_entry({"kind": "batch", "role": role, "id": batch_id, "custom_ids": ids, "http": http})
+            wait = self._poll_s
+            while True:
+                time.sleep(wait)
+                http += 1
+                if anthropic_batch.ended(lane, batch_id):
+                    break
+                wait = min(wait * 2, POLL_CAP_S)
+            http += 2
+            got = anthropic_batch.results(lane, batch_id, ids)
+            self._journal_entry({"kind": "batch_read", "id": batch_id})
+        except Exception as exc:  # the batch call itself failed: every item of it is a failed call
+            gone = anthropic_batch.failed(lane.classify(exc))
+            got = dict.fromkeys(ids, gone)
+        last = len(items) - 1  # the batch's HTTP requests on its last call, so progress shows no retries mid-batch
+        for n, q in enumerate(items):
+            gen = got[q.custom_id]
+            q.future.set_result(replace(gen, attempts=http) if n == last else gen)
+
+    def _journal_entry(self, entry: Entry) -> None:
+        if self._journal is not None:
+            self._journal.write(entry)

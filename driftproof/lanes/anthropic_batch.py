@@ -1,0 +1,62 @@
+"""Anthropic Message Batches (``--batch``): many requests as one batch, polled until it ends, read back by custom_id.
+
+`submit` is one HTTP request (``POST /v1/messages/batches``), `ended` one (``GET …/{id}``), `results` two (the
+SDK reads the batch again for its ``results_url``, then the JSONL). Every item's reply becomes the `Generation`
+an ordinary call would have returned; an item that errored, expired or was canceled comes back with ``error``
+set, so the runner records a lost draw (or an invalid judge sample) with its reason, as for a failed call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from driftproof.credentials import redact
+from driftproof.lanes.anthropic_api import AnthropicApiLane, generation_of
+from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest
+
+NOT_RETURNED = "the batch ended without a result for this request"
+
+
+def submit(lane: AnthropicApiLane, items: Mapping[str, GenerationRequest]) -> str:
+    """Create one batch of ``items`` (by custom_id); its id. Raises what the SDK raises."""
+    requests: list[Any] = [
+        {"custom_id": custom_id, "params": lane.message_params(request, lane.sent_max_tokens(request))}
+        for custom_id, request in items.items()
+    ]
+    return lane.client.messages.batches.create(requests=requests).id
+
+
+def ended(lane: AnthropicApiLane, batch_id: str) -> bool:
+    """Whether the batch has ended (``processing_status: ended``). Raises what the SDK raises."""
+    return lane.client.messages.batches.retrieve(batch_id).processing_status == "ended"
+
+
+def results(lane: AnthropicApiLane, batch_id: str, custom_ids: Sequence[str]) -> dict[str, Generation]:
+    """Each custom_id's `Generation`; one the results left out is a failed call. Raises what the SDK raises."""
+    found: dict[str, Generation] = {}
+    for line in lane.client.messages.batches.results(batch_id):
+        found[line.custom_id] = _item(line.result, batch_id)
+    missing = failed(AttemptFailure(retryable=False, reason=f"{NOT_RETURNED} (batch {batch_id})"))
+    return {custom_id: found.get(custom_id, missing) for custom_id in custom_ids}
+
+
+def failed(failure: AttemptFailure) -> Generation:
+    """The `Generation` of a request the batch did not answer (no attempts of its own: the batch's are counted)."""
+    return Generation(text="", attempts=0, error=failure.reason, timed_out=failure.timed_out, failure=failure)
+
+
+def _item(result: Any, batch_id: str) -> Generation:
+    """One result line: the message, or why there is none."""
+    kind = getattr(result, "type", None)
+    if kind == "succeeded":
+        return replace(generation_of(result.message, None), attempts=0)
+    if kind == "errored":
+        error = result.error.error
+        reason = redact(f"the batch item errored: {error.type}: {error.message}")
+        return failed(AttemptFailure(retryable=False, reason=reason, kind=FailureKind.OTHER, error_type=error.type))
+    if kind == "expired":
+        reason = f"timeout: the batch {batch_id} expired before this request was processed"
+        return failed(AttemptFailure(retryable=False, reason=reason, timed_out=True, kind=FailureKind.TIMEOUT))
+    return failed(AttemptFailure(retryable=False, reason=f"the batch item was {kind} (batch {batch_id})"))

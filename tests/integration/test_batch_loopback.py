@@ -1,0 +1,146 @@
+"""``--batch`` on the Anthropic API lane against the loopback fake of Message Batches: counts checked by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from driftproof import batch_runner
+from driftproof.cli import main
+from driftproof.core.reading import read_receipt
+from driftproof.errors import RunInterrupted
+from driftproof.run import RunOutcome, RunRequest, run_suite
+from tests.integration.test_run_loopback import JUDGE, env_for, responder
+from tests.integration.test_run_loopback import suite as suite  # the fixture
+from tests.support.fake_llm_script import FakeReply
+from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, FakeLLMServer
+from tests.support.fake_message_batches import BATCHES
+
+
+@pytest.fixture(autouse=True)
+def no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
+
+
+def run(suite: Path, server: FakeLLMServer, **kw: object) -> RunOutcome:
+    """2 draws per arm (both in the first round), 2 judge samples, through batches."""
+    settings: dict[str, object] = {"draws": 2, "max_draws": 2, "judge_samples": 2, **kw}
+    request = RunRequest(
+        suite=suite,
+        provider="anthropic",
+        model="claude-sonnet-4-6",
+        judge_model=JUDGE,
+        environ=env_for(server),
+        batch=True,
+        **settings,  # type: ignore[arg-type]
+    )
+    return run_suite(request)
+
+
+def test_batch_run_sends_a_round_of_answers_then_its_judge_calls_as_two_batches(suite: Path) -> None:
+    with FakeLLMServer(responder) as server:
+        outcome = run(suite, server)
+        requests = [(r.method, r.path) for r in server.requests]
+        batches = server.batches.batches
+    r = outcome.receipt
+    # answers: 2 cases x 2 arms x 2 draws = 8, one batch; judge calls: 8 answers x 2 samples = 16, one batch
+    assert [len(b.custom_ids) for b in batches.values()] == [8, 16]
+    assert r.run.batch_ids == ["msgbatch_fake0001", "msgbatch_fake0002"]
+    assert r.run.logical_calls == 8 + 16
+    # per batch: create 1 + a poll in progress 1 + the poll that sees it ended 1 + results 2 (retrieve, JSONL) = 5
+    assert r.run.endpoint_attempts == 2 * 5 == len(requests)
+    assert ("POST", ANTHROPIC_MESSAGES) not in requests
+    assert requests[:5] == [
+        ("POST", BATCHES),
+        ("GET", f"{BATCHES}/msgbatch_fake0001"),
+        ("GET", f"{BATCHES}/msgbatch_fake0001"),
+        ("GET", f"{BATCHES}/msgbatch_fake0001"),
+        ("GET", f"{BATCHES}/msgbatch_fake0001/results"),
+    ]
+    # the same numbers as a run without --batch: with-skill answers 'feat:' score 0.9, baseline 0.4
+    for case in r.cases:
+        assert [d.score for d in case.with_skill.draws] == [0.9, 0.9]
+        assert [d.score for d in case.baseline.draws] == [0.4, 0.4]
+    # bands [0.9, 0.9] vs [0.4, 0.4] separate: lift 0.5
+    reading = read_receipt(r)
+    assert [c.verdict for c in reading.cases] == ["improved", "improved"]
+    assert reading.lift == pytest.approx(0.5, abs=1e-12)
+    # usage as without --batch: 4 draws x 50 in with the skill, 4 x 30 without; 16 samples x 200 in for the judge
+    gen = r.economics.generation
+    assert (gen.with_skill.input_tokens, gen.baseline.input_tokens) == (200, 120)
+    assert r.economics.judge_overhead.usage.input_tokens == 3200
+    assert not outcome.path.with_name(outcome.path.name + ".journal").exists()
+
+
+def test_an_expired_and_an_errored_item_are_lost_draws_with_their_reasons(suite: Path) -> None:
+    with FakeLLMServer(responder) as server:
+        server.batches.expire = {"answer-0-with_skill-0"}
+        # the first item the fake answers (case a, with the skill, draw 1) is answered by this error: errored
+        server.queue(ANTHROPIC_MESSAGES, FakeReply.error(500, message="boom"))
+        outcome = run(suite, server, max_consecutive_failures=0)
+        batches = server.batches.batches
+    r = outcome.receipt
+    a_with = r.cases[0].with_skill.draws
+    reasons = sorted(d.lost_reason or "" for d in a_with if d.status == "lost")
+    assert len(reasons) == 2
+    assert "expired" in reasons[1] and "msgbatch_fake0001" in reasons[1]
+    assert "errored" in reasons[0] and "boom" in reasons[0]
+    assert [d.status for d in r.cases[0].baseline.draws] == ["measured", "measured"]
+    # 8 answers, 2 lost (never judged): 6 x 2 = 12 judge calls; max_draws 2 leaves no room to draw them again
+    assert [len(b.custom_ids) for b in batches.values()] == [8, 12]
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 12, 2 * 5)
+
+
+def test_resume_polls_the_journaled_batch_instead_of_submitting_again(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupt(_s: float) -> None:
+        raise KeyboardInterrupt
+
+    with FakeLLMServer(responder) as server:
+        monkeypatch.setattr(batch_runner.time, "sleep", interrupt)  # the job is cancelled while it waits
+        with pytest.raises(RunInterrupted):
+            run(suite, server)
+        journal = (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8")
+        assert '"kind": "batch"' in journal and "msgbatch_fake0001" in journal
+        monkeypatch.undo()
+        monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
+        outcome = run(suite, server, resume=True)
+        created = [r for r in server.requests if r.method == "POST"]
+        requests = server.requests
+    r = outcome.receipt
+    # one batch of 8 answers (submitted before the cancel, polled after it), one of 16 judge calls: 2 created
+    assert len(created) == 2 and [len(b.custom_ids) for b in server.batches.batches.values()] == [8, 16]
+    assert r.run.batch_ids == ["msgbatch_fake0001", "msgbatch_fake0002"]
+    assert r.run.logical_calls == 24
+    # first job: the create (1); resumed: the answers' polls 2 + results 2, the judge batch's 5 -> 10 requests
+    assert len(requests) == 1 + 4 + 5 == r.run.endpoint_attempts
+
+
+def test_batch_on_the_stub_lane_is_refused_in_one_line_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.json"
+    code = main(["run", "examples/commit-writer/suite.yaml", "--provider", "stub", "--batch", "-o", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and not out.exists() and not out.with_name("r.json.journal").exists()
+    assert err == [
+        "driftproof: error: --batch: the answering model goes through stub/none, which has no batch API; "
+        "--batch needs the anthropic API lane"
+    ]
+
+
+def test_the_stopping_rule_runs_round_by_round_a_replacement_in_a_batch_of_its_own(suite: Path) -> None:
+    with FakeLLMServer(responder) as server:
+        server.batches.expire = {"answer-0-with_skill-0"}
+        outcome = run(suite, server, max_draws=3)
+        batches = server.batches.batches
+    r = outcome.receipt
+    # round 1: 8 answers, one expired; 7 judged x 2 = 14 calls. Round 2: only case a's with-skill arm wants a draw
+    # (its lost draw may be replaced, max_draws 3 leaves room): 1 answer, then its 2 judge calls
+    assert [len(b.custom_ids) for b in batches.values()] == [8, 14, 1, 2]
+    assert list(batches["msgbatch_fake0003"].custom_ids) == ["answer-0-with_skill-2"]
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 14 + 1 + 2, 4 * 5)
+    a_with = r.cases[0].with_skill.draws
+    assert [d.status for d in a_with] == ["lost", "measured", "measured"] and a_with[0].replaced
