@@ -10,8 +10,10 @@ two where the skill does nothing at all (lift 0), where any call of the PR's own
 
 Columns per variant: the gate's false calls per case (any ``improved`` or ``regressed`` of the diff) and 10-case
 PRs failing ``fail-on: regressed``, each with its 95 % Wilson interval; the PR receipt's own with-skill-against-
-baseline calls that are false (any call at lift 0, ``regressed`` at lift 0.10); the PR's mean baseline draws
-(carried + drawn). Last, the cases whose gate verdict differs between the variants of the same pair.
+baseline calls that are false (any call at lift 0, ``regressed`` at lift 0.10), and the share of cases where
+main's own receipt made the same false call too (the dependence carrying brings: both receipts read the same
+baseline draws); the PR's mean draws per arm (a carried baseline counts main's draws). Last, the cases whose
+gate verdict differs between the variants of the same pair.
 
     .venv/bin/python benchmarks/false_calls_carry.py                  # 1,000 PRs a setting and variant
     .venv/bin/python benchmarks/false_calls_carry.py --check 10       # the core engine against the whole tool
@@ -50,6 +52,8 @@ class Side:
     pairs: int = 0
     failed: int = 0
     lift_false: int = 0
+    both_false: int = 0
+    """Cases whose false call in the PR's own receipt main's own receipt made too (the same case, same pair)."""
     pr_baseline_draws: int = 0
     pr_with_draws: int = 0
 
@@ -59,7 +63,9 @@ class Side:
         for r in results:
             self.cases += 1
             self.called += r.verdict in CALLS
-            self.lift_false += r.lift in CALLS if lift0 else r.lift == CaseVerdict.REGRESSED
+            wrong = [v in CALLS if lift0 else v == CaseVerdict.REGRESSED for v in (r.lift, r.main_lift)]
+            self.lift_false += wrong[0]
+            self.both_false += wrong[0] and r.lift == r.main_lift
             self.pr_baseline_draws += r.draws[("pr", "baseline")]
             self.pr_with_draws += r.draws[("pr", "with_skill")]
 
@@ -84,8 +90,9 @@ def _one(args: tuple[int, int, int]) -> tuple[Side, Side, int]:
 def carry_table(pairs: int, seed: int, jobs: int) -> list[str]:
     rows = [
         "| setting | variant | cases | gate: false calls per case | PRs failing `fail-on: regressed` "
-        "| PR receipt alone: false calls per case | PR draws per arm, with/base | gate verdicts differing |",
-        "|" + "---|" * 8,
+        "| PR receipt alone: false calls per case | … and main's receipt the same false call "
+        "| PR draws per arm, with/base | gate verdicts differing |",
+        "|" + "---|" * 9,
     ]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         done = list(pool.map(_one, [(i, pairs, seed) for i in range(len(CARRY_SETTINGS))]))
@@ -94,6 +101,7 @@ def carry_table(pairs: int, seed: int, jobs: int) -> list[str]:
             rows.append(
                 f"| {setting.name} | {name} | {side.cases} | {pct(side.called, side.cases)} "
                 f"| {pct(side.failed, side.pairs)} | {pct(side.lift_false, side.cases)} "
+                f"| {pct(side.both_false, side.cases)} "
                 f"| {side.pr_with_draws / side.cases:.2f}/{side.pr_baseline_draws / side.cases:.2f} "
                 f"| {f'{differ} of {side.cases}' if name == 'carried' else ''} |"
             )
@@ -114,7 +122,7 @@ def check(pairs: int, seed: int) -> None:
                 for cid, truth in cases.items():
                     core = core_case(truth, (seed, setting.name, pair, cid), carry=True)
                     got = tool[cid]
-                    assert (core.verdict, dict(core.draws), core.lift) == (got.verdict, dict(got.draws), got.lift), (
+                    assert core == got, (
                         setting.name,
                         pair,
                         cid,

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from driftproof.core.bands import mean
 from driftproof.core.between import compare_between
 from driftproof.core.compare import ArmEvidence, compare
+from driftproof.core.models import Case
 from driftproof.core.rounds import CaseDraws, arm_draws, next_draws
 from driftproof.core.stopping import StoppingRule, more_draws, reference_rule, rule_for
 from driftproof.core.words import CaseVerdict
@@ -45,6 +46,7 @@ JUDGE_SD = 0.03
 GRID = 0.05
 Shape = Literal["normal", "slips", "binary"]
 RUNS = ("main", "pr")
+ARMS = ("with_skill", "baseline")
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,8 @@ class CaseResult:
     """(run, arm) -> draws made (measured, lost and replaced); a carried arm counts its carried draws too."""
     lift: CaseVerdict = CaseVerdict.INCONCLUSIVE
     """The pull request's receipt read alone: its with-skill arm against its baseline arm (R-1 … R-6)."""
+    main_lift: CaseVerdict = CaseVerdict.INCONCLUSIVE
+    """Main's receipt read alone, the same way."""
 
 
 def _draw_arms(
@@ -175,7 +179,7 @@ def core_case(
     verdict = compare(new, ref).verdict if today else compare_between(new, ref).verdict
     draws = {(run, arm): len(made[arm]) for run, made in (("main", main), ("pr", pr)) for arm in made}
     lift = compare(new, _evidence(pr["baseline"], today)).verdict
-    return CaseResult(verdict, draws, lift)
+    return CaseResult(verdict, draws, lift, compare(ref, _evidence(main["baseline"], today)).verdict)
 
 
 # --- the tool engine ---------------------------------------------------------------------------------------
@@ -221,7 +225,6 @@ def tool_pair(
 
     from driftproof import run as rs
     from driftproof.core.diff import diff
-    from driftproof.core.reading import evidence
     from driftproof.receipts import load_receipt
 
     workdir.mkdir(parents=True, exist_ok=True)
@@ -252,11 +255,18 @@ def tool_pair(
     return {
         c.id: CaseResult(
             c.comparison.verdict,
-            {(run, arm): len(getattr(by_id[run][c.id], arm).draws) for run in RUNS for arm in ("with_skill", "baseline")},
-            compare(evidence(by_id["pr"][c.id].with_skill), evidence(by_id["pr"][c.id].baseline)).verdict,
+            {(run, arm): len(getattr(by_id[run][c.id], arm).draws) for run in RUNS for arm in ARMS},
+            *(_own_verdict(by_id[r][c.id]) for r in ("pr", "main")),
         )
         for c in result.cases
     }
+
+
+def _own_verdict(case: Case) -> CaseVerdict:
+    """A case of a receipt read alone: its with-skill arm against its baseline arm."""
+    from driftproof.core.reading import evidence
+
+    return compare(evidence(case.with_skill), evidence(case.baseline)).verdict
 
 
 class _Null:

@@ -26,7 +26,7 @@ def test_the_core_engine_makes_the_tools_draws_and_verdicts(tmp_path: Path, carr
     tool = tool_pair(cases, ("engines", 0), tmp_path, carry=carry)
     for cid, truth in cases.items():
         core = core_case(truth, ("engines", 0, cid), carry=carry)
-        assert (core.verdict, dict(core.draws), core.lift) == (tool[cid].verdict, dict(tool[cid].draws), tool[cid].lift)
+        assert core == tool[cid]
         # main's store run draws 12 per arm (--as-reference); the PR carries all 12 of main's baseline draws or
         # draws its own (at least 3, the within-receipt minimum)
         assert core.draws[("main", "baseline")] == 12
