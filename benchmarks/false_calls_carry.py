@@ -8,14 +8,14 @@ draws and the PR's with-skill draws are the same numbers, so the comparison is p
 of ``false_calls.py`` (the skill changed, or nothing did, with no real effect: the true means are main's), plus
 two where the skill does nothing at all (lift 0), where any call of the PR's own receipt is false.
 
-Columns per variant: the gate's false calls per case (any ``improved`` or ``regressed`` of the diff) and 10-case
-PRs failing ``fail-on: regressed``, each with its 95 % Wilson interval; the PR receipt's own with-skill-against-
-baseline calls that are false (any call at lift 0, ``regressed`` at lift 0.10), and the share of cases where
-main's own receipt made the same false call too (the dependence carrying brings: both receipts read the same
-baseline draws); the PR's mean draws per arm (a carried baseline counts main's draws). Last, the cases whose
-gate verdict differs between the variants of the same pair.
+Columns per variant: the gate's false calls per case (any ``improved`` or ``regressed`` of the diff); 10-case
+PRs failing ``fail-on: regressed`` and ``fail-on: underpowered``; the PR receipt's own with-skill-against-baseline
+calls that are false (any call at lift 0, ``regressed`` at lift 0.10), and the share of cases where main's own
+receipt made the same false call too (the dependence carrying brings: both receipts read the same baseline
+draws), each with its 95 % Wilson interval; the PR's mean draws per arm (a carried baseline counts main's draws).
+Last, the cases whose gate verdict differs between the variants of the same pair.
 
-    .venv/bin/python benchmarks/false_calls_carry.py                  # 1,000 PRs a setting and variant
+    .venv/bin/python benchmarks/false_calls_carry.py                  # 1,000 PRs a setting and variant, ~3 minutes
     .venv/bin/python benchmarks/false_calls_carry.py --check 10       # the core engine against the whole tool
 """
 
@@ -40,6 +40,7 @@ NO_LIFT = [
     Setting("A/A, the skill does nothing (lift 0), sd 0.1", aa(0.1, 0.1, lift=0.0)),
     Setting("A/A, the skill does nothing (lift 0), sd 0.02", aa(0.02, 0.02, lift=0.0)),
 ]
+UNDERPOWERED_FAILS = (CaseVerdict.REGRESSED, CaseVerdict.UNDERPOWERED)
 CARRY_SETTINGS = [s for s in SETTINGS if not s.moved] + NO_LIFT
 
 
@@ -51,6 +52,8 @@ class Side:
     called: int = 0
     pairs: int = 0
     failed: int = 0
+    failed_underpowered: int = 0
+    """PRs ``fail-on: underpowered`` fails: a case ``regressed`` or ``underpowered``."""
     lift_false: int = 0
     both_false: int = 0
     """Cases whose false call in the PR's own receipt main's own receipt made too (the same case, same pair)."""
@@ -60,6 +63,7 @@ class Side:
     def add(self, results: list[CaseResult], lift0: bool) -> None:
         self.pairs += 1
         self.failed += any(r.verdict == CaseVerdict.REGRESSED for r in results)
+        self.failed_underpowered += any(r.verdict in UNDERPOWERED_FAILS for r in results)
         for r in results:
             self.cases += 1
             self.called += r.verdict in CALLS
@@ -90,9 +94,10 @@ def _one(args: tuple[int, int, int]) -> tuple[Side, Side, int]:
 def carry_table(pairs: int, seed: int, jobs: int) -> list[str]:
     rows = [
         "| setting | variant | cases | gate: false calls per case | PRs failing `fail-on: regressed` "
+        "| PRs failing `fail-on: underpowered` "
         "| PR receipt alone: false calls per case | … and main's receipt the same false call "
         "| PR draws per arm, with/base | gate verdicts differing |",
-        "|" + "---|" * 9,
+        "|" + "---|" * 10,
     ]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         done = list(pool.map(_one, [(i, pairs, seed) for i in range(len(CARRY_SETTINGS))]))
@@ -100,7 +105,8 @@ def carry_table(pairs: int, seed: int, jobs: int) -> list[str]:
         for name, side in (("drawn", drawn), ("carried", carried)):
             rows.append(
                 f"| {setting.name} | {name} | {side.cases} | {pct(side.called, side.cases)} "
-                f"| {pct(side.failed, side.pairs)} | {pct(side.lift_false, side.cases)} "
+                f"| {pct(side.failed, side.pairs)} | {pct(side.failed_underpowered, side.pairs)} "
+                f"| {pct(side.lift_false, side.cases)} "
                 f"| {pct(side.both_false, side.cases)} "
                 f"| {side.pr_with_draws / side.cases:.2f}/{side.pr_baseline_draws / side.cases:.2f} "
                 f"| {f'{differ} of {side.cases}' if name == 'carried' else ''} |"
