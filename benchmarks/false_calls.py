@@ -62,11 +62,11 @@ def arm(mean: float, sd: float, shape: Shape = "normal") -> ArmTruth:
 
 
 def aa(
-    sd_with: float, sd_base: float, shape: Shape = "normal", pr_with_sd: float | None = None
+    sd_with: float, sd_base: float, shape: Shape = "normal", pr_with_sd: float | None = None, lift: float = LIFT
 ) -> Callable[[random.Random], CaseTruth]:
     def make(rng: random.Random) -> CaseTruth:
         mu = rng.uniform(0.3, 0.8)
-        w, b = arm(mu, sd_with, shape), arm(mu - LIFT, sd_base, shape)
+        w, b = arm(mu, sd_with, shape), arm(mu - lift, sd_base, shape)
         return CaseTruth(w, b, arm(mu, sd_with if pr_with_sd is None else pr_with_sd, shape), b)
 
     return make

@@ -29,13 +29,14 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from driftproof.core.bands import mean
 from driftproof.core.between import compare_between
 from driftproof.core.compare import ArmEvidence, compare
+from driftproof.core.models import Case
 from driftproof.core.rounds import CaseDraws, arm_draws, next_draws
 from driftproof.core.stopping import StoppingRule, more_draws, reference_rule, rule_for
 from driftproof.core.words import CaseVerdict
@@ -45,6 +46,7 @@ JUDGE_SD = 0.03
 GRID = 0.05
 Shape = Literal["normal", "slips", "binary"]
 RUNS = ("main", "pr")
+ARMS = ("with_skill", "baseline")
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,11 @@ class CaseResult:
 
     verdict: CaseVerdict
     draws: Mapping[tuple[str, str], int]
-    """(run, arm) -> draws made (measured, lost and replaced)."""
+    """(run, arm) -> draws made (measured, lost and replaced); a carried arm counts its carried draws too."""
+    lift: CaseVerdict = CaseVerdict.INCONCLUSIVE
+    """The pull request's receipt read alone: its with-skill arm against its baseline arm (R-1 … R-6)."""
+    main_lift: CaseVerdict = CaseVerdict.INCONCLUSIVE
+    """Main's receipt read alone, the same way."""
 
 
 def _draw_arms(
@@ -127,9 +133,13 @@ def _draw_arms(
     samples: int,
     reference: ArmEvidence | None,
     today: bool,
+    carried: Sequence[tuple[float | None, bool]] = (),
 ) -> dict[str, list[tuple[float | None, bool]]]:
-    """One run of one case, round by round as the runner draws it: arm -> [(score or None, failed call)]."""
-    made: dict[str, list[tuple[float | None, bool]]] = {"with_skill": [], "baseline": []}
+    """One run of one case, round by round as the runner draws it: arm -> [(score or None, failed call)].
+
+    ``carried``: the baseline draws carried from the reference, fixed draws the rule reads first; it draws only
+    what it wants beyond them (indices continue after them, as the runner numbers them)."""
+    made: dict[str, list[tuple[float | None, bool]]] = {"with_skill": [], "baseline": list(carried)}
     while True:
         w, b = (arm_draws(made[a]) for a in ("with_skill", "baseline"))
         if today:  # before issue 9: the within-receipt rule alone, lost draws only counted
@@ -155,19 +165,30 @@ def _evidence(draws: Sequence[tuple[float | None, bool]], today: bool) -> ArmEvi
     return arm.evidence()
 
 
-def core_case(case: CaseTruth, key: tuple[object, ...], *, samples: int = 5, today: bool = False) -> CaseResult:
-    """The Action's question for one case on the fast engine."""
+def core_case(
+    case: CaseTruth, key: tuple[object, ...], *, samples: int = 5, today: bool = False, carry: bool = False
+) -> CaseResult:
+    """The Action's question for one case on the fast engine; ``carry``: the PR carries main's baseline arm
+    (the Action's default since issue 14, ``carry-baseline: true``), else draws it (``--no-carry-baseline``)."""
     main_rule = rule_for(3, 10) if today else reference_rule(3, 10)
     main = _draw_arms(main_rule, case, key, "main", samples, None, today)
     reference = None if today else _evidence(main["with_skill"], today)
-    pr = _draw_arms(rule_for(3, 10), case, key, "pr", samples, reference, today)
+    carried = main["baseline"] if carry else ()
+    pr = _draw_arms(rule_for(3, 10), case, key, "pr", samples, reference, today, carried)
     new, ref = _evidence(pr["with_skill"], today), _evidence(main["with_skill"], today)
     verdict = compare(new, ref).verdict if today else compare_between(new, ref).verdict
     draws = {(run, arm): len(made[arm]) for run, made in (("main", main), ("pr", pr)) for arm in made}
-    return CaseResult(verdict, draws)
+    lift = compare(new, _evidence(pr["baseline"], today)).verdict
+    return CaseResult(verdict, draws, lift, compare(ref, _evidence(main["baseline"], today)).verdict)
 
 
 # --- the tool engine ---------------------------------------------------------------------------------------
+
+
+def _named(model: str) -> dict[str, Any]:
+    """A reply that names its model, as an API reply does (an anonymous judge reply keeps a receipt from TESTED,
+    and an untested reference is not drawn against)."""
+    return {"reported_model": model, "model_source": "reported", "served_model": model, "reported_ids": (model,)}
 
 
 class SimLane(Lane):
@@ -187,22 +208,22 @@ class SimLane(Lane):
             )
             return Generation(text="", error="timed out after 120s", timed_out=True, failure=failure)
         if request.purpose == "answer":
-            return Generation(text=f"draw {request.draw_index}", reported_model="sim-model")
+            return Generation(text=f"draw {request.draw_index}", **_named("sim-model"))
         key = (*self._key, request.case_id, self._run, request.arm, request.draw_index)
         score = sample_score(case.arm(self._run, request.arm), key, request.sample_index, self._samples)
-        return Generation(text=json.dumps({"score": score, "reason": "simulated"}), reported_model="claude-haiku-4-5")
+        return Generation(text=json.dumps({"score": score, "reason": "simulated"}), **_named("claude-haiku-4-5"))
 
     def default_model(self) -> str:
         return "sim-model"
 
 
 def tool_pair(
-    cases: Mapping[str, CaseTruth], key: tuple[object, ...], workdir: Path, samples: int = 5
+    cases: Mapping[str, CaseTruth], key: tuple[object, ...], workdir: Path, samples: int = 5, carry: bool = False
 ) -> dict[str, CaseResult]:
     """The Action's question for one pair through ``run_suite`` and ``diff``, with `SimLane` answering."""
     import yaml
 
-    from driftproof import run_suite as rs
+    from driftproof import run as rs
     from driftproof.core.diff import diff
     from driftproof.receipts import load_receipt
 
@@ -222,6 +243,7 @@ def tool_pair(
                 judge_samples=samples,
                 as_reference=run == "main",
                 reference=workdir / "main.json" if run == "pr" else None,
+                carry_baseline=carry,
                 environ={},
             )
             rs.run_suite(request, progress_stream=_Null())
@@ -229,17 +251,22 @@ def tool_pair(
     finally:
         rs.make_lanes = real  # type: ignore[assignment]
     result = diff(out["main"], out["pr"])
+    by_id = {run: {x.id: x for x in out[run].cases} for run in RUNS}
     return {
         c.id: CaseResult(
             c.comparison.verdict,
-            {
-                (run, arm): len(getattr(next(x for x in out[run].cases if x.id == c.id), arm).draws)
-                for run in RUNS
-                for arm in ("with_skill", "baseline")
-            },
+            {(run, arm): len(getattr(by_id[run][c.id], arm).draws) for run in RUNS for arm in ARMS},
+            *(_own_verdict(by_id[r][c.id]) for r in ("pr", "main")),
         )
         for c in result.cases
     }
+
+
+def _own_verdict(case: Case) -> CaseVerdict:
+    """A case of a receipt read alone: its with-skill arm against its baseline arm."""
+    from driftproof.core.reading import evidence
+
+    return compare(evidence(case.with_skill), evidence(case.baseline)).verdict
 
 
 class _Null:
