@@ -4,10 +4,13 @@ that edits only the skill, today's behaviour against carrying the standing basel
 The server answers every call in the Anthropic wire format with usage sized from the request: input tokens
 ceil(chars / 4) of the system and user text (a ~6,000-character skill, ~1,200-character prompts: realistic
 sizes), 120 output tokens per answer and 60 per judge reply. Each scenario is one row: the stored receipt is drawn
-``--as-reference`` first (the store job), then the PR run is measured, as the Action makes it. Rows are a list of
-``Scenario``; the prompt-caching and judge ``n`` sampling work add theirs (cached tokens come from that work: this
-script's rows report what the server counted as cache reads, 0 today). Prices: the bundled table's entry for the
-answering and judge model. Run: ``.venv/bin/python benchmarks/pr_cost.py``. Prints a table; asserts nothing.
+``--as-reference`` first (the store job), then the PR run is measured, as the Action makes it. Every figure is
+read from the PR receipt's own economics (generation per arm and the judge overhead: this run's calls only, a
+carried draw's usage is not counted again), priced with ``core.economics.cost`` at the bundled table's entry for
+the answering and judge model (cache reads and writes at their own prices). The caching row turns on the fake
+server's prompt cache (`tests.support.fake_prompt_cache`), which caches any marked prefix; the real API caches
+only a prefix above the model's minimum (1,024 tokens or more, by model), so that row is the most caching can
+save at these sizes. Run: ``.venv/bin/python benchmarks/pr_cost.py``. Prints a table; asserts nothing.
 """
 
 from __future__ import annotations
@@ -25,10 +28,13 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from driftproof.core.economics import cost, sum_usage  # noqa: E402
+from driftproof.core.models import Receipt, Usage  # noqa: E402
 from driftproof.prices import price_for  # noqa: E402
 from driftproof.run import RunRequest, run_suite  # noqa: E402
 from tests.support.fake_llm_script import FakeReply, FakeUsage, json_text_reply  # noqa: E402
 from tests.support.fake_llm_server import FakeLLMServer  # noqa: E402
+from tests.support.fake_prompt_cache import FakePromptCache  # noqa: E402
 
 MODEL = "claude-haiku-4-5"
 CASES = 10
@@ -51,24 +57,27 @@ class Scenario:
 
     name: str
     pr_flags: dict[str, object]
+    prompt_cache: bool = False
+    """Whether the server caches marked prefixes for this row (the Anthropic lanes always mark them)."""
 
 
 SCENARIOS = [
     Scenario("today (both arms drawn)", {"carry_baseline": False}),
     Scenario("carry the standing baseline", {"carry_baseline": True}),
+    Scenario("carry + prompt caching", {"carry_baseline": True}, prompt_cache=True),
 ]
 
 
-def _tally(server: FakeLLMServer, since: int) -> tuple[int, int, int, int]:
-    """Calls, input, cached and output tokens the server answered since request number ``since``."""
-    calls = input_tokens = cached = output = 0
-    for req in server.requests[since:]:
-        reply = responder(req)
-        calls += 1
-        input_tokens += reply.usage.input_tokens or 0
-        cached += reply.usage.cache_read_tokens or 0
-        output += reply.usage.output_tokens or 0
-    return calls, input_tokens, cached, output
+def _usage(receipt: Receipt) -> Usage:
+    """Every token this run's calls used: both arms' generation and the judge's overhead."""
+    economics = receipt.economics
+    return sum_usage([economics.generation.with_skill, economics.generation.baseline, economics.judge_overhead.usage])
+
+
+def _total(usage: Usage) -> int:
+    return sum(
+        n or 0 for n in (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens, usage.output_tokens)
+    )
 
 
 def main() -> None:
@@ -88,13 +97,21 @@ def main() -> None:
         stored = run_suite(base(out=root / "main.json", as_reference=True), progress_stream=devnull).receipt
         (root / "SKILL.md").write_text(SKILL + "\nAlso name the issue.\n", encoding="utf-8")  # the PR: skill only
         print(f"{CASES}-case PR that edits only the skill · {MODEL} answering and judging · bundled prices")
-        print(f"{'scenario':<30} {'calls':>6} {'input':>10} {'cached':>8} {'output':>8} {'USD':>8}")
+        heads = ("calls", 6), ("input", 9), ("cache rd", 9), ("cache wr", 9), ("output", 8), ("tokens", 9), ("×", 5)
+        print(f"{'scenario':<30} " + " ".join(f"{h:>{w}}" for h, w in heads) + f" {'USD':>7}")
+        first = None
         for scenario in SCENARIOS:
-            since = len(server.requests)
-            run_suite(base(out=root / "pr.json", reference=stored, **scenario.pr_flags), progress_stream=devnull)
-            calls, inp, cached, out = _tally(server, since)
-            usd = (inp * price.input_per_mtok + out * price.output_per_mtok) / 1e6
-            print(f"{scenario.name:<30} {calls:>6} {inp:>10,} {cached:>8,} {out:>8,} {usd:>8.3f}")
+            server.prompt_cache = FakePromptCache() if scenario.prompt_cache else None
+            pr = run_suite(base(out=root / "pr.json", reference=stored, **scenario.pr_flags), progress_stream=devnull)
+            usage, calls = _usage(pr.receipt), pr.receipt.run.logical_calls or 0
+            total = _total(usage)
+            first = first or total
+            usd = cost(usage, price) or 0.0
+            print(
+                f"{scenario.name:<30} {calls:>6} {usage.input_tokens or 0:>9,} {usage.cache_read_tokens or 0:>9,} "
+                f"{usage.cache_write_tokens or 0:>9,} {usage.output_tokens or 0:>8,} {total:>9,} {total / first:>5.2f} "
+                f"{usd:>7.3f}"
+            )
 
 
 if __name__ == "__main__":
