@@ -26,7 +26,18 @@ from driftproof.core import economics
 from driftproof.core import regrade as rules
 from driftproof.core.build import arm_of, measured_draw
 from driftproof.core.defaults import DEFAULTS, EVIDENCE
-from driftproof.core.models import Arm, CarriedDraw, Case, Draw, JudgeSample, Receipt, Regrade, RegradeCalls, Tool
+from driftproof.core.models import (
+    Arm,
+    CarriedDraw,
+    Case,
+    Draw,
+    Judge,
+    JudgeSample,
+    Receipt,
+    Regrade,
+    RegradeCalls,
+    Tool,
+)
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
 from driftproof.core.words import ArmName, DrawStatus, Provider, Surface
@@ -285,7 +296,7 @@ def regrade(request: RegradeRequest, log: Callable[[str], None] = print) -> Regr
         today = judge_setting(judge, model, [i for g in graded for s, _ in g for i in judge_ids(s)])
     finally:
         judge.close()
-    late = rules.grader_refusals(original.judge, today.model_copy(update={"models_reported": []}))
+    late = rules.grader_refusals(original.judge, today)  # the settings as they were sent (sampling after the calls)
     returned = [s for g in graded for s, _ in g if s.returned is not False]
     anonymous = [s for s in returned if not judge_ids(s)]
     if late or anonymous:
@@ -307,7 +318,7 @@ def _receipt(
     graded: Sequence[Sequence[tuple[JudgeSample, str]]],
     carried: Mapping[Key, CarriedDraw],
     tally: _Tally,
-    today: Any,
+    today: Judge,
     out: Path,
 ) -> tuple[Receipt, dict[Path, str]]:
     """The regrade's own receipt: the original's run and answers, today's grading, and what it read and did."""

@@ -31,6 +31,7 @@ from tests.support.action_sim import (
     TOKEN,
     Job,
     ScoredResponder,
+    isolate,
     make_repos,
     pr_payload,
     push_payload,
@@ -64,15 +65,7 @@ UNDERPOWERED = scores([0.85], [0.70, 0.74, 0.78])
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No ambient key, endpoint or git config; commits get a fixed identity."""
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "GITHUB_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for key in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
-        monkeypatch.setenv(key, "Test")
-    for key in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
-        monkeypatch.setenv(key, "test@example.test")
+    isolate(monkeypatch.setenv, monkeypatch.delenv, tmp_path)
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ import yaml
 from driftproof.action.github import COMMENT_MARKER
 from driftproof.core.defaults import DEFAULTS
 from driftproof.receipts import receipt_json
-from tests.support.action_sim import RECEIPT, TOKEN, make_repos, run_job
+from tests.support.action_sim import RECEIPT, TOKEN, isolate, make_repos, run_job
 from tests.support.builders import receipt
 from tests.support.fake_github import FakeGitHub
 from tests.support.fake_llm_script import FakeReply, RecordedRequest, json_text_reply
@@ -100,15 +100,7 @@ def github() -> Iterator[FakeGitHub]:
 
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "GITHUB_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for key in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
-        monkeypatch.setenv(key, "Test")
-    for key in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
-        monkeypatch.setenv(key, "test@example.test")
+    isolate(monkeypatch.setenv, monkeypatch.delenv, tmp_path)
 
 
 def test_the_documented_matrix_shards_then_merges_diffs_comments_badges_and_gates_once(

@@ -52,6 +52,23 @@ Scores = Mapping[str, Mapping[str, Sequence[float]]]
 """case id -> arm -> the score of draw k is ``scores[k % len(scores)]``."""
 
 
+AMBIENT = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "GITHUB_TOKEN")
+"""The variables of the machine running the tests that an Action job must not see."""
+
+
+def isolate(setenv: Any, delenv: Any, home: Path) -> None:
+    """No ambient key, endpoint or git config; commits get a fixed identity (``monkeypatch.setenv``/``delenv``)."""
+    for name in AMBIENT:
+        delenv(name, raising=False)
+    setenv("HOME", str(home))
+    setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
+    setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for key in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
+        setenv(key, "Test")
+    for key in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+        setenv(key, "test@example.test")
+
+
 def suite_yaml(case_ids: Sequence[str] | None = None) -> str:
     """A native suite over SKILL.md; the two cases of `PROMPTS` unless ids are given (stub prompts)."""
     ids = list(case_ids) if case_ids is not None else list(PROMPTS)

@@ -21,14 +21,14 @@ from driftproof.core.imports.common import SourceDoc, Written
 from driftproof.core.models import Receipt, Tool
 from driftproof.core.reading import evidence, not_regradable, read_receipt
 from driftproof.core.words import Status, Verification
+from tests.support.imports import json_doc
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports" / "caliper"
 WRITTEN = Written(Tool(name="driftproof", version="0.0.test"), "2026-12-01T00:00:00Z")
 
 
 def doc(name: str, data: Any = None) -> SourceDoc:
-    raw = (FIXTURES / name).read_bytes()
-    return SourceDoc(name=name, sha256=hashlib.sha256(raw).hexdigest(), data=json.loads(raw) if data is None else data)
+    return json_doc(FIXTURES / name, data=data)
 
 
 def data(name: str) -> Any:

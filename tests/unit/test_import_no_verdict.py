@@ -17,14 +17,14 @@ from driftproof.core.decision import decide
 from driftproof.core.diff import diff
 from driftproof.core.export import diff_json, view_json
 from driftproof.core.imports.caliper import OUTCOMES, import_caliper
-from driftproof.core.imports.common import SourceDoc, Written
-from driftproof.core.models import Receipt, Tool
+from driftproof.core.imports.common import SourceDoc
+from driftproof.core.models import Receipt
 from driftproof.core.reading import not_regradable, read_receipt
 from driftproof.core.words import FailOn, Status
 from tests.support.builders import receipt as built_receipt
+from tests.support.imports import WRITTEN
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports" / "caliper"
-WRITTEN = Written(Tool(name="driftproof", version="0.0.test"), None)
 FULL = json.loads((FIXTURES / "changelog-full.json").read_text(encoding="utf-8"))
 BASE = json.loads((FIXTURES / "changelog-ablated-skill.json").read_text(encoding="utf-8"))
 

@@ -10,15 +10,14 @@ from pathlib import Path
 import pytest
 
 from driftproof.core.fields import Refusal
-from driftproof.core.imports.common import SourceDoc, Written
+from driftproof.core.imports.common import SourceDoc
 from driftproof.core.imports.nvidia_card import import_nvidia_card
-from driftproof.core.models import Tool
 from driftproof.core.reading import not_regradable, read_receipt
 from driftproof.core.words import Status
 from driftproof.importers import git_blob_sha1
+from tests.support.imports import WRITTEN
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports" / "nvidia-card"
-WRITTEN = Written(Tool(name="driftproof", version="0.0.test"), None)
 COMMIT = "7149a886d50da8db72cdc1f20ff01cefeadfe6a9"
 
 

@@ -4,7 +4,6 @@ tests/fixtures/imports/promptfoo/README.md holds the commands)."""
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import math
 from pathlib import Path
@@ -13,19 +12,17 @@ from typing import Any
 import pytest
 
 from driftproof.core.fields import Refusal
-from driftproof.core.imports.common import SourceDoc, Written
+from driftproof.core.imports.common import SourceDoc
 from driftproof.core.imports.promptfoo import import_promptfoo
-from driftproof.core.models import Tool
 from driftproof.core.reading import evidence, read_receipt
 from driftproof.core.words import Status
+from tests.support.imports import WRITTEN, json_doc
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports" / "promptfoo"
-WRITTEN = Written(Tool(name="driftproof", version="0.0.test"), None)
 
 
 def doc(name: str = "results.json", data: Any = None) -> SourceDoc:
-    raw = (FIXTURES / name).read_bytes()
-    return SourceDoc(name, hashlib.sha256(raw).hexdigest(), json.loads(raw) if data is None else data)
+    return json_doc(FIXTURES / name, data=data)
 
 
 def test_prompts_labelled_with_skill_and_baseline_are_the_arms() -> None:

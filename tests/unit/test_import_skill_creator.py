@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import math
 from pathlib import Path
@@ -13,19 +12,17 @@ from typing import Any
 import pytest
 
 from driftproof.core.fields import Refusal
-from driftproof.core.imports.common import SourceDoc, Written
+from driftproof.core.imports.common import SourceDoc
 from driftproof.core.imports.skill_creator import import_skill_creator
-from driftproof.core.models import Tool
 from driftproof.core.reading import evidence, read_receipt
 from driftproof.core.words import Status
+from tests.support.imports import WRITTEN, json_doc
 
 FILE = Path(__file__).resolve().parents[1] / "fixtures" / "imports" / "skill-creator" / "benchmark.json"
-WRITTEN = Written(Tool(name="driftproof", version="0.0.test"), None)
 
 
 def doc(data: Any = None) -> SourceDoc:
-    raw = FILE.read_bytes()
-    return SourceDoc("benchmark.json", hashlib.sha256(raw).hexdigest(), json.loads(raw) if data is None else data)
+    return json_doc(FILE, data=data)
 
 
 def test_runs_by_configuration_become_arms_and_an_ungraded_run_is_lost() -> None:
