@@ -34,10 +34,10 @@ from driftproof.core.shard_models import ShardSeal as ShardSeal
 from driftproof.core.words import BandSource, Capture, Delivery, DrawStatus, Surface, Verification
 
 #: The one schema version Driftproof writes. Readers accept every version in ``schemas/``.
-SCHEMA_VERSION = "0.16"
+SCHEMA_VERSION = "0.17"
 
 #: Every version these models can hold: the current one and the older ones whose fields are a subset.
-READABLE_VERSIONS = ("0.13", "0.14", "0.15", "0.16")
+READABLE_VERSIONS = ("0.13", "0.14", "0.15", "0.16", "0.17")
 
 
 class Usage(_Model):
@@ -461,7 +461,7 @@ class Seal(_Model):
 class Receipt(_Model):
     """A sealed receipt at schema version ``SCHEMA_VERSION``."""
 
-    schema_version: Literal["0.13", "0.14", "0.15", "0.16"]
+    schema_version: Literal["0.13", "0.14", "0.15", "0.16", "0.17"]
     """The schema this receipt validates against; written only as SCHEMA_VERSION."""
     tool: Tool
     """The program that wrote the receipt."""

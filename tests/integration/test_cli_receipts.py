@@ -18,7 +18,7 @@ from driftproof.resources import known_schema_versions
 from tests.support.builders import receipt
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-KNOWN = ", ".join(known_schema_versions())  # "0.13, 0.14, 0.15, 0.16" today
+KNOWN = ", ".join(known_schema_versions())  # "0.13, 0.14, 0.15, 0.16, 0.17" today
 UP = ([0.5, 0.6, 0.7], [0.2, 0.3, 0.4])
 DOWN = ([0.2, 0.3, 0.4], [0.5, 0.6, 0.7])
 # 7 draws a side, as R-7 asks of a call between two receipts: with-skill 0.6 ± 0.0645 and 0.3 ± 0.0645

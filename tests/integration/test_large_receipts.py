@@ -77,7 +77,7 @@ def test_a_large_receipt_resealed_but_breaking_a_cross_field_rule_is_refused(lar
     last = doc["cases"][-1]["with_skill"]["draws"][-1]
     last.update(status="lost", lost_reason="timeout")
     text = json.dumps(sealed({k: v for k, v in doc.items() if k != "seal"}))
-    with pytest.raises(ReceiptError, match=r"schema 0\.16: at cases/199/with_skill/draws/9"):
+    with pytest.raises(ReceiptError, match=r"schema 0\.17: at cases/199/with_skill/draws/9"):
         load_receipt_bytes(text.encode("utf-8"), "large.json")
 
 

@@ -68,7 +68,7 @@ def test_changelog_pair_per_case_means(changelog: Receipt) -> None:
 
 
 def test_changelog_pair_names_what_produced_it(changelog: Receipt) -> None:
-    assert changelog.schema_version == "0.16"
+    assert changelog.schema_version == "0.17"
     assert changelog.verification == Verification.DECLARED
     source = changelog.source
     assert source is not None and source.harness == "caliper" and source.version is None

@@ -41,7 +41,7 @@ def test_committed_schema_equals_the_models() -> None:
 def test_schema_is_valid_draft_2020_12_with_canonical_id() -> None:
     schema = receipt_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert schema["$id"] == schema_id(SCHEMA_VERSION) == "https://driftproof.dev/spec/receipt-0.16.schema.json"
+    assert schema["$id"] == schema_id(SCHEMA_VERSION) == "https://driftproof.dev/spec/receipt-0.17.schema.json"
 
 
 @pytest.mark.parametrize(
@@ -154,8 +154,18 @@ def test_a_receipt_written_at_0_15_reads_against_its_own_frozen_schema() -> None
         check_document(sealed({**doc, "surprise": 1}), "old.json")  # checked against the frozen 0.15 file
 
 
+def test_a_receipt_written_at_0_16_reads_against_its_own_frozen_schema() -> None:
+    from driftproof.receipts import load_receipt
+
+    older = load_receipt(FIXTURES / "receipt-0.16.json")  # written by the 0.16 writer (ae57dc4), stub lane
+    assert older.schema_version == "0.16" and older.judge is not None
+    doc = json.loads((FIXTURES / "receipt-0.16.json").read_text(encoding="utf-8"))
+    with pytest.raises(ReceiptError, match=r"schema 0\.16"):
+        check_document(sealed({**doc, "surprise": 1}), "old.json")  # checked against the frozen 0.16 file
+
+
 def test_the_current_schema_accepts_only_the_current_version(good: dict[str, Any]) -> None:
-    refuse({**good, "schema_version": "0.13"}, r"schema 0\.13")  # a 0.16 document is not a 0.13 one
+    refuse({**good, "schema_version": "0.13"}, r"schema 0\.13")  # a 0.17 document is not a 0.13 one
     assert receipt_schema()["properties"]["schema_version"]["const"] == SCHEMA_VERSION
 
 
@@ -204,7 +214,7 @@ def test_each_version_written_ships_its_schema_and_reads_against_it_alone(versio
     from driftproof.receipts import load_receipt
     from driftproof.resources import known_schema_versions, schema_file
 
-    assert known_schema_versions() == list(models.READABLE_VERSIONS) == ["0.13", "0.14", "0.15", "0.16"]
+    assert known_schema_versions() == list(models.READABLE_VERSIONS) == ["0.13", "0.14", "0.15", "0.16", "0.17"]
     schema = json.loads(schema_file(version).read_text(encoding="utf-8"))
     assert schema["$id"] == schema_id(version)
     path = _receipt_at(version, tmp_path)

@@ -87,7 +87,7 @@ def test_a_tested_receipt_by_hand() -> None:
         "draws_per_arm_max": UNKNOWN,
         "judge_samples_per_draw": UNKNOWN,
     }
-    assert doc["receipt"]["seal_sha256"] == r.seal.sha256 and doc["receipt"]["schema_version"] == "0.16"
+    assert doc["receipt"]["seal_sha256"] == r.seal.sha256 and doc["receipt"]["schema_version"] == "0.17"
     assert doc["judge"] == {
         "provider": "anthropic",
         "surface": "api",
