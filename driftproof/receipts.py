@@ -238,10 +238,30 @@ def write_receipt(
     doc = receipt.model_dump(mode="json")
     check_document(doc, str(path))
     files = {p: text.encode("utf-8") if isinstance(text, str) else text for p, text in (beside or {}).items()}
-    text = json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True) + "\n"  # = receipt_json(receipt)
-    del doc
-    write_together({**files, path: text.encode("utf-8")})
+    write_together({**files, path: _file_chunks(doc)})
     return path
+
+
+#: The receipt file's encoder: indented for people, keys sorted; the same text as `receipt_json`.
+_FILE_ENCODER = json.JSONEncoder(indent=2, ensure_ascii=False, sort_keys=True)
+
+
+def _file_chunks(doc: dict[str, Any]) -> Iterator[bytes]:
+    """The file text of ``doc`` (= `receipt_json`) as UTF-8 chunks of about 64 KiB, never whole in memory.
+
+    An indented dump runs the pure-Python encoder either way, so streaming it costs no time; it saves the whole
+    text and its bytes, each the size of the file, at the run's peak.
+    """
+    pending: list[str] = []
+    size = 0
+    for piece in _FILE_ENCODER.iterencode(doc):
+        pending.append(piece)
+        size += len(piece)
+        if size >= 65536:
+            yield "".join(pending).encode("utf-8")
+            pending, size = [], 0
+    pending.append("\n")
+    yield "".join(pending).encode("utf-8")
 
 
 def badge_text(reading: ReceiptReading) -> str:

@@ -268,3 +268,26 @@ def test_every_receipt_refusal_is_a_row_of_the_spec_table(tmp_path: Path) -> Non
     assert len(rows) >= 15
     unmatched = [m for m in messages if not any(p.match(m) for p in patterns)]
     assert unmatched == []
+
+
+def test_a_receipt_is_written_in_chunks_never_whole_in_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file text streams out in chunks of about 64 KiB (issue 14: memory flat in the draws), the same bytes."""
+    from collections.abc import Iterable
+
+    import driftproof.atomic
+    import driftproof.receipts as receipts_module
+
+    made = receipt({f"c{i}": UP for i in range(400)})  # 400 cases x 2 arms x 3 draws: a file well over 64 KiB
+    given: dict[Path, bytes | Iterable[bytes]] = {}
+    real = driftproof.atomic.write_together
+
+    def spy(files: dict[Path, bytes | Iterable[bytes]]) -> None:
+        given.update(files)
+        real(files)
+
+    monkeypatch.setattr(receipts_module, "write_together", spy)
+    path = write_receipt(made, tmp_path / "r.json")
+    data = given[path]
+    assert not isinstance(data, bytes | str)  # a generator of chunks, not the whole text
+    text = path.read_text(encoding="utf-8")
+    assert text == receipt_json(made) and len(text.encode()) > 4 * 65536
