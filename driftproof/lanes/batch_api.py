@@ -54,4 +54,3 @@ def failed(failure: AttemptFailure) -> Generation:
 def missing(batch_id: str) -> Generation:
     """The `Generation` of a request the batch's results left out."""
     return failed(AttemptFailure(retryable=False, reason=f"{NOT_RETURNED} (batch {batch_id})"))
-

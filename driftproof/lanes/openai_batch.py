@@ -1,4 +1,4 @@
-"""The OpenAI Batch API (``--batch``): many Chat Completions requests as one uploaded file, polled, read back by custom_id.
+"""The OpenAI Batch API (``--batch``): Chat Completions requests as one uploaded file, polled, read back by custom_id.
 
 `OpenAIBatches.submit` is two HTTP requests: the JSONL upload (``POST /v1/files``, ``purpose=batch``; each line
 ``{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body"}``, the body the OpenAI lane sends) and
@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final, Literal
 
 from driftproof.credentials import redact
 from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest
@@ -26,9 +26,9 @@ from driftproof.lanes.batch_api import Read, Submitted, failed, missing
 from driftproof.lanes.failures import UnreadableReply, one_line, status_reason
 from driftproof.lanes.openai_api import OpenAIApiLane, generation_of
 
-CHAT_COMPLETIONS = "/v1/chat/completions"
+CHAT_COMPLETIONS: Final[Literal["/v1/chat/completions"]] = "/v1/chat/completions"
 """The endpoint of every line of a batch, and of the batch."""
-COMPLETION_WINDOW = "24h"
+COMPLETION_WINDOW: Final[Literal["24h"]] = "24h"
 """The only completion window the Batch API offers."""
 ENDED = frozenset({"completed", "failed", "expired", "cancelled"})
 """The statuses after which a batch changes no more (``validating``, ``in_progress``, ``finalizing`` and
@@ -103,7 +103,7 @@ class OpenAIBatches:
             inner = body.get("error") if isinstance(body, Mapping) else None
             return _errored(inner if isinstance(inner, Mapping) else {}, batch_id, status)
         choices = body.get("choices") if isinstance(body, Mapping) else None
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+        if not isinstance(body, Mapping) or not isinstance(choices, list) or not choices:
             return failed(self.lane.classify(UnreadableReply.no_reply(json.dumps(body))))
         from openai.types.chat import ChatCompletion
 

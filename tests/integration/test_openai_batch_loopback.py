@@ -33,14 +33,17 @@ def responder(req: RecordedRequest) -> FakeReply:
     if "<<<ANSWER" in prompt:
         answer = prompt.split("<<<ANSWER\n", 1)[1].split("\nANSWER>>>", 1)[0]
         score = 0.9 if answer.startswith("feat:") else 0.4
-        return json_text_reply({"score": score, "reason": "graded"}, usage=FakeUsage(input_tokens=200, output_tokens=20))
+        usage = FakeUsage(input_tokens=200, output_tokens=20)
+        return json_text_reply({"score": score, "reason": "graded"}, usage=usage)
     if SKILL in req.system_text:
         usage = FakeUsage(input_tokens=50, output_tokens=10, cache_read_tokens=40)
         return FakeReply(text="feat: add the retry header", usage=usage)
     return FakeReply(text="Retry header support for the client", usage=FakeUsage(input_tokens=30, output_tokens=10))
 
 
-def run(suite: Path, server: FakeLLMServer, *, batch: bool = True, provider: str = "openai", **kw: object) -> RunOutcome:
+def run(
+    suite: Path, server: FakeLLMServer, *, batch: bool = True, provider: str = "openai", **kw: object
+) -> RunOutcome:
     """2 draws per arm (both in the first round), 2 judge samples (one request each draw: ``n`` 2)."""
     settings: dict[str, object] = {"draws": 2, "max_draws": 2, "judge_samples": 2, **kw}
     request = RunRequest(
@@ -105,6 +108,11 @@ def test_openai_batch_run_uploads_a_round_then_its_judge_calls_same_numbers_as_w
     assert gen == plain.receipt.economics.generation
     assert r.economics.judge_overhead.usage == plain.receipt.economics.judge_overhead.usage
     assert r.economics.judge_overhead.usage.input_tokens == 1600
+    # at half price: gpt-5-mini $0.25 in / $2 out -> $0.125 / $1 per million: 1600 x 0.125 + 160 x 1 = 360 / 1e6
+    judge = r.economics.judge_overhead
+    assert judge.price is not None and judge.price.source.endswith("gpt-5-mini, batch API: half price")
+    assert judge.cost_usd == pytest.approx(0.00036, abs=1e-12)
+    assert plain.receipt.economics.judge_overhead.cost_usd == pytest.approx(0.00072, abs=1e-12)
     # identity evidence from the output line: the model the body reports, the line's response.request_id
     draw = r.cases[0].with_skill.draws[0]
     assert draw.reported_model == MODEL
@@ -143,9 +151,7 @@ def test_a_line_a_completed_batch_left_out_is_a_lost_draw_naming_the_batch(suite
         outcome = run(suite, server, max_consecutive_failures=0)
     r = outcome.receipt
     lost = [d for c in r.cases for arm in (c.with_skill, c.baseline) for d in arm.draws if d.status == "lost"]
-    assert [d.lost_reason for d in lost] == [
-        "the batch ended without a result for this request (batch batch_fake0001)"
-    ]
+    assert [d.lost_reason for d in lost] == ["the batch ended without a result for this request (batch batch_fake0001)"]
     # 8 answers, 1 lost: 7 judge lines x 2 samples; upload, create, 2 polls, output = 5 HTTP requests per batch
     assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 14, 5 + 5)
 
