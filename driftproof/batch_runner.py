@@ -6,11 +6,14 @@ one batch per lane: the answers of every case's round together, then their judge
 rule runs round by round, as without ``--batch``, and results are stored by index, so the receipt is the same
 as a run's without it, plus the batch ids (``batch_ids``).
 
+Each lane goes through its provider's batch API (`driftproof.lanes.batch_api.BatchApi`: Anthropic Message
+Batches, the OpenAI Batch API), so an Anthropic answerer and an OpenAI judge each use their own.
+
 Each batch is journaled (``kind: batch``, with its custom_ids) before it is polled, and once its results are
 read (``kind: batch_read``): ``--resume`` after a cancelled or timed-out job polls a batch that was submitted and
 never read instead of submitting the same requests again. Polling waits ``poll_s``, doubling up to
-`POLL_CAP_S`. The endpoint attempts of a batch are its HTTP requests (create, each poll, the two reads of its
-results), counted on its last item.
+`POLL_CAP_S`. The endpoint attempts of a batch are its HTTP requests (the create, and OpenAI's upload before it;
+each poll; the reads of its results), counted on its last item.
 """
 
 from __future__ import annotations
@@ -24,9 +27,12 @@ from typing import Any
 from driftproof.core.batch_sentences import batch_refusal
 from driftproof.errors import InputError
 from driftproof.journal import Entry, Journal
-from driftproof.lanes import anthropic_batch
 from driftproof.lanes.anthropic_api import AnthropicApiLane
+from driftproof.lanes.anthropic_batch import AnthropicBatches
 from driftproof.lanes.base import Generation, GenerationRequest, Lane
+from driftproof.lanes.batch_api import BatchApi, failed
+from driftproof.lanes.openai_api import OpenAIApiLane
+from driftproof.lanes.openai_batch import OpenAIBatches
 from driftproof.runner import Futures, Runner
 
 POLL_S = 30.0
@@ -35,10 +41,19 @@ POLL_CAP_S = 600.0
 """The longest wait between two polls."""
 
 
+def batch_api_for(lane: Lane) -> BatchApi | None:
+    """The batch API a lane's calls go through (Message Batches, the OpenAI Batch API); ``None`` without one."""
+    if isinstance(lane, AnthropicApiLane):
+        return AnthropicBatches(lane)
+    if isinstance(lane, OpenAIApiLane):
+        return OpenAIBatches(lane)
+    return None
+
+
 def check_batch_lanes(lane: Lane, judge: Lane) -> None:
     """Refuse ``--batch`` (one line, exit 2) unless both lanes can go through a batch API."""
     for role, each in (("answering model", lane), ("judge", judge)):
-        if not isinstance(each, AnthropicApiLane):
+        if batch_api_for(each) is None:
             raise InputError(batch_refusal(role, each.provider, each.surface))
 
 
@@ -67,6 +82,7 @@ class BatchRunner(Runner):
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self._queued: list[_Queued] = []
+        self._apis = {"answer": batch_api_for(self.lane), "judge": batch_api_for(self.judge)}
         self._poll_s = POLL_S
         self._unread: dict[tuple[str, frozenset[str]], tuple[str, int]] = {}
         """Batches a journal holds that were submitted and never read, by role and custom_ids: their id and the
@@ -111,28 +127,29 @@ class BatchRunner(Runner):
 
     def _send(self, role: str, lane: Lane, items: list[_Queued]) -> None:
         """One batch: submitted (or found in the journal), polled until it ends, its results handed back."""
-        if not isinstance(lane, AnthropicApiLane):  # check_batch_lanes refused any other lane before the run
+        api = self._apis[role]
+        if api is None:  # check_batch_lanes refused any other lane before the run
             raise TypeError(f"no batch API on {lane.provider}/{lane.surface}")
         ids = [q.custom_id for q in items]
         batch_id, http = self._unread.pop((role, frozenset(ids)), (None, 0))
         try:
             if batch_id is None:
-                http += 1
-                batch_id = anthropic_batch.submit(lane, {q.custom_id: q.request for q in items})
+                http += 1  # at least the create, should it fail
+                batch_id, http = api.submit({q.custom_id: q.request for q in items})
                 self.batch_ids.append(batch_id)
                 self._journal_entry({"kind": "batch", "role": role, "id": batch_id, "custom_ids": ids, "http": http})
             wait = self._poll_s
             while True:
                 time.sleep(wait)
                 http += 1
-                if anthropic_batch.ended(lane, batch_id):
+                if api.ended(batch_id):
                     break
                 wait = min(wait * 2, POLL_CAP_S)
-            http += 2
-            got = anthropic_batch.results(lane, batch_id, ids)
+            got, read = api.results(batch_id, ids)
+            http += read
             self._journal_entry({"kind": "batch_read", "id": batch_id})
         except Exception as exc:  # the batch call itself failed: every item of it is a failed call
-            gone = anthropic_batch.failed(lane.classify(exc))
+            gone = failed(api.classify(exc))
             got = dict.fromkeys(ids, gone)
         last = len(items) - 1  # the batch's HTTP requests on its last call, so progress shows no retries mid-batch
         for n, q in enumerate(items):

@@ -16,6 +16,7 @@ from typing import Any
 from driftproof.assemble import RunContext, build_receipt
 from driftproof.batch_runner import BatchRunner, check_batch_lanes
 from driftproof.carry import NONE, Carry, RunFacts, carry_for
+from driftproof.core.batch_prices import batch_price
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.models import Price, Receipt, Shard
 from driftproof.core.plan_sentences import plan_lines
@@ -395,6 +396,9 @@ def _plan(
     price = price_for(judge_model, request.price_table)
     budget = check_budget(request.budget, request.budget_usd)
     pricing = pricing_for((request.model or lane.default_model(), judge_model), request.price_table, budget)
+    if request.batch:  # a batch call is billed at half the list price
+        price = batch_price(price)
+        pricing = replace(pricing, answer=batch_price(pricing.answer), judge=batch_price(pricing.judge))
     models = (request.model or lane.default_model(), judge_model)
     ceilings = (check_max_tokens(request.max_tokens), JUDGE_MAX_TOKENS)
     settings = plan_settings(rule, counts.judge_samples, ceilings, skill_text, carried=_carried_per_case(carry, suite))

@@ -9,14 +9,38 @@ set, so the runner records a lost draw (or an invalid judge sample) with its rea
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from driftproof.credentials import redact
 from driftproof.lanes.anthropic_api import AnthropicApiLane, generation_of
 from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest
+from driftproof.lanes.batch_api import NOT_RETURNED, Read, Submitted, failed, missing
 
-NOT_RETURNED = "the batch ended without a result for this request"
+__all__ = ["NOT_RETURNED", "AnthropicBatches", "ended", "failed", "results", "submit"]
+
+
+@dataclass(frozen=True, slots=True)
+class AnthropicBatches:
+    """Message Batches as a `driftproof.lanes.batch_api.BatchApi`: create 1 request, poll 1, results 2."""
+
+    lane: AnthropicApiLane
+
+    def submit(self, items: Mapping[str, GenerationRequest]) -> Submitted:
+        """Create one batch (``POST /v1/messages/batches``)."""
+        return Submitted(submit(self.lane, items), 1)
+
+    def ended(self, batch_id: str) -> bool:
+        """Whether its ``processing_status`` is ``ended``."""
+        return ended(self.lane, batch_id)
+
+    def results(self, batch_id: str, custom_ids: Sequence[str]) -> Read:
+        """Its results (the SDK reads the batch again for its ``results_url``, then the JSONL)."""
+        return Read(results(self.lane, batch_id, custom_ids), 2)
+
+    def classify(self, exc: BaseException) -> AttemptFailure:
+        """As the lane classifies an exception of one request."""
+        return self.lane.classify(exc)
 
 
 def submit(lane: AnthropicApiLane, items: Mapping[str, GenerationRequest]) -> str:
@@ -38,13 +62,8 @@ def results(lane: AnthropicApiLane, batch_id: str, custom_ids: Sequence[str]) ->
     found: dict[str, Generation] = {}
     for line in lane.client.messages.batches.results(batch_id):
         found[line.custom_id] = _item(line.result, batch_id)
-    missing = failed(AttemptFailure(retryable=False, reason=f"{NOT_RETURNED} (batch {batch_id})"))
-    return {custom_id: found.get(custom_id, missing) for custom_id in custom_ids}
-
-
-def failed(failure: AttemptFailure) -> Generation:
-    """The `Generation` of a request the batch did not answer (no attempts of its own: the batch's are counted)."""
-    return Generation(text="", attempts=0, error=failure.reason, timed_out=failure.timed_out, failure=failure)
+    gone = missing(batch_id)
+    return {custom_id: found.get(custom_id, gone) for custom_id in custom_ids}
 
 
 def _item(result: Any, batch_id: str) -> Generation:

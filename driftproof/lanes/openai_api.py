@@ -118,21 +118,45 @@ class OpenAIApiLane(ApiLane):
         """Chat Completions answers one prompt ``n`` times in one request; 1 once an endpoint ignored ``n``."""
         return 1 if self._ignores_n else MAX_CHOICES
 
-    def _attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
-        from openai import omit
+    @property
+    def client(self) -> openai.OpenAI:
+        """The SDK client (the batch calls go through it: `driftproof.lanes.openai_batch`)."""
+        return self._client
 
+    def chat_body(self, request: GenerationRequest, max_tokens: int) -> dict[str, Any]:
+        """The Chat Completions body of one request (a batch line's ``body`` too); ``n`` only when above 1."""
         # the skill is the first message, so the provider's automatic prefix caching applies to it
         messages: list[ChatCompletionMessageParam] = []
         if request.system is not None:
             messages.append({"role": "system", "content": request.system})
         messages.append({"role": "user", "content": request.prompt})
+        body: dict[str, Any] = {
+            "model": self._model_for(request),
+            "messages": messages,
+            "max_completion_tokens": max_tokens,
+        }
         n = min(request.samples, MAX_CHOICES)
-        raw = self._client.chat.completions.with_raw_response.create(
-            model=self._model_for(request),
-            messages=messages,
-            max_completion_tokens=max_tokens,
-            n=n if n > 1 else omit,
-        )
+        if n > 1:
+            body["n"] = n
+        return body
+
+    def sent_max_tokens(self, request: GenerationRequest) -> int:
+        """The output-token limit a request is sent with, remembered for `sampling`."""
+        return self._max_tokens.take(request.max_tokens)
+
+    def classify(self, exc: BaseException) -> AttemptFailure:
+        """How an exception of one HTTP request failed (the batch calls' too)."""
+        return self._classify(exc)
+
+    def saw_choices(self, generation: Generation, asked: int) -> None:
+        """Remember an endpoint that ignores ``n`` (fewer choices than asked): one answer per request from now on."""
+        if asked > 1 and generation.choices is not None and len(generation.choices) < asked:
+            self._ignores_n = True
+
+    def _attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
+        body = self.chat_body(request, max_tokens)
+        n = int(body.get("n", 1))
+        raw = self._client.chat.completions.with_raw_response.create(**body)
         try:
             completion = raw.parse()
         except ValueError:  # the body is not JSON
@@ -140,9 +164,8 @@ class OpenAIApiLane(ApiLane):
         choices = getattr(completion, "choices", None)
         if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
             raise UnreadableReply.no_reply(raw.http_response.text)
-        generation = _generation(completion, raw.headers.get("x-request-id"), n)
-        if n > 1 and generation.choices is not None and len(generation.choices) < n:
-            self._ignores_n = True  # a server that ignores n: ask for one answer per request from now on
+        generation = generation_of(completion, raw.headers.get("x-request-id"), n)
+        self.saw_choices(generation, n)
         return generation
 
     def _classify(self, exc: BaseException) -> AttemptFailure:
@@ -185,7 +208,7 @@ def _choice_text(choice: object) -> str:
     return content if isinstance(content, str) and not getattr(message, "refusal", None) else ""
 
 
-def _generation(completion: ChatCompletion, request_id: str | None, asked: int = 1) -> Generation:
+def generation_of(completion: ChatCompletion, request_id: str | None, asked: int = 1) -> Generation:
     """The `Generation` of one successful reply; a refusal or a reply without content has text ``""``.
 
     Read defensively: OpenAI-compatible servers leave out fields the SDK types as required. With ``asked`` > 1

@@ -127,7 +127,7 @@ def test_batch_on_the_stub_lane_is_refused_in_one_line_before_any_call(
     assert code == 2 and not out.exists() and not out.with_name("r.json.journal").exists()
     assert err == [
         "driftproof: error: --batch: the answering model goes through stub/none, which has no batch API; "
-        "--batch needs the anthropic API lane"
+        "--batch needs the anthropic or openai API lane"
     ]
 
 

@@ -6,6 +6,8 @@ Routes (query strings are ignored, so Claude Code's ``/v1/messages?beta=true`` l
 - ``POST /v1/chat/completions``: OpenAI Chat Completions, JSON only (§2.1, §2.3).
 - ``POST /v1/responses``: OpenAI Responses, JSON or ``stream: true`` SSE as Codex consumes it (§2.2).
 - ``/v1/messages/batches``: Anthropic Message Batches (§1.8), `fake_message_batches` (``server.batches``).
+- ``/v1/files``, ``/v1/batches``: the OpenAI Files and Batch APIs (§2.4), `fake_openai_batches`
+  (``server.openai_batches``).
 
 Each request is answered by the next reply queued for its route (`FakeLLMServer.queue`), else by the
 ``responder`` callable (default `echo_responder`). Requests the real API would refuse are refused before
@@ -44,6 +46,7 @@ from .fake_llm_wire import (
     openai_response_sse,
 )
 from .fake_message_batches import BATCHES, FakeMessageBatches
+from .fake_openai_batches import FILES, OPENAI_BATCHES, FakeOpenAIBatches
 from .fake_prompt_cache import FakePromptCache
 
 __all__ = [
@@ -107,6 +110,8 @@ class FakeLLMServer:
         self.require_auth = require_auth
         self.batches = FakeMessageBatches()
         """The Message Batches this server holds (set ``polls_in_progress``, ``expire`` on it)."""
+        self.openai_batches = FakeOpenAIBatches()
+        """The OpenAI files and batches this server holds (set ``polls_in_progress``, ``expire``, ``drop``)."""
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._queues: dict[str, deque[FakeReply]] = {route: deque() for route in ROUTES}
@@ -309,6 +314,9 @@ class _Handler(BaseHTTPRequestHandler):
         anthropic = request.path.startswith(ANTHROPIC_MESSAGES)
         if request.path.startswith(BATCHES):
             self._send_reply(request, owner.batches.handle(request, owner), anthropic)
+            return
+        if request.path.startswith((FILES, OPENAI_BATCHES)):
+            self._send_reply(request, owner.openai_batches.handle(request, owner), False)
             return
         refusal = self._refusal(request, anthropic)
         if refusal is not None:

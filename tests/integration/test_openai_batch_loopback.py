@@ -1,0 +1,195 @@
+"""``--batch`` on the OpenAI API lane against the loopback fake of the Files and Batch APIs: counts checked by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from driftproof import batch_runner
+from driftproof.core.reading import read_receipt
+from driftproof.errors import RunInterrupted
+from driftproof.run import RunOutcome, RunRequest, run_suite
+from tests.integration.test_run_loopback import SKILL, env_for
+from tests.integration.test_run_loopback import suite as suite  # the fixture
+from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest, json_text_reply
+from tests.support.fake_llm_server import OPENAI_CHAT, FakeLLMServer
+from tests.support.fake_message_batches import BATCHES
+from tests.support.fake_openai_batches import FILES, OPENAI_BATCHES
+
+MODEL = "gpt-5-mini"
+
+
+@pytest.fixture(autouse=True)
+def no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
+
+
+def responder(req: RecordedRequest) -> FakeReply:
+    """'feat: ...' with the skill (50 in, 40 of them read from the cache), 'plain ...' without (30 in); the judge
+    scores 0.9 a feat answer and 0.4 a plain one (200 in, 20 out per request)."""
+    prompt = req.prompt_text
+    if "<<<ANSWER" in prompt:
+        answer = prompt.split("<<<ANSWER\n", 1)[1].split("\nANSWER>>>", 1)[0]
+        score = 0.9 if answer.startswith("feat:") else 0.4
+        usage = FakeUsage(input_tokens=200, output_tokens=20)
+        return json_text_reply({"score": score, "reason": "graded"}, usage=usage)
+    if SKILL in req.system_text:
+        usage = FakeUsage(input_tokens=50, output_tokens=10, cache_read_tokens=40)
+        return FakeReply(text="feat: add the retry header", usage=usage)
+    return FakeReply(text="Retry header support for the client", usage=FakeUsage(input_tokens=30, output_tokens=10))
+
+
+def run(
+    suite: Path, server: FakeLLMServer, *, batch: bool = True, provider: str = "openai", **kw: object
+) -> RunOutcome:
+    """2 draws per arm (both in the first round), 2 judge samples (one request each draw: ``n`` 2)."""
+    settings: dict[str, object] = {"draws": 2, "max_draws": 2, "judge_samples": 2, **kw}
+    request = RunRequest(
+        suite=suite,
+        provider=provider,
+        model=MODEL if provider == "openai" else "claude-sonnet-4-6",
+        judge_provider="openai",  # type: ignore[arg-type]
+        judge_model=MODEL,
+        environ=env_for(server),
+        batch=batch,
+        **settings,  # type: ignore[arg-type]
+    )
+    return run_suite(request)
+
+
+def uploaded(server: FakeLLMServer) -> list[dict[str, object]]:
+    """Every line of every uploaded input file, in upload order."""
+    files = server.openai_batches.files
+    inputs = [b.input_file_id for b in server.openai_batches.batches.values()]
+    return [json.loads(line) for file_id in inputs for line in files[file_id].decode().splitlines()]
+
+
+def test_openai_batch_run_uploads_a_round_then_its_judge_calls_same_numbers_as_without_batch(suite: Path) -> None:
+    with FakeLLMServer(responder) as server:
+        plain = run(suite, server, batch=False)
+        sent = sorted(json.dumps(r.body, sort_keys=True) for r in server.requests if r.path == OPENAI_CHAT)
+    with FakeLLMServer(responder) as server:
+        outcome = run(suite, server)
+        requests = [(r.method, r.path) for r in server.requests]
+        lines = uploaded(server)
+        batches = server.openai_batches.batches
+    r = outcome.receipt
+    # answers: 2 cases x 2 arms x 2 draws = 8 lines; judge: 8 draws, their 2 samples in one line each (n 2) = 8
+    assert [len(b.custom_ids) for b in batches.values()] == [8, 8]
+    assert r.run.batch_ids == ["batch_fake0001", "batch_fake0002"]
+    assert r.run.logical_calls == 8 + 8 * 2
+    # per batch: upload 1 + create 1 + a poll in progress 1 + the poll that sees it completed 1 + the output file 1
+    assert r.run.endpoint_attempts == 2 * 5 == len(requests)
+    assert requests[:5] == [
+        ("POST", FILES),
+        ("POST", OPENAI_BATCHES),
+        ("GET", f"{OPENAI_BATCHES}/batch_fake0001"),
+        ("GET", f"{OPENAI_BATCHES}/batch_fake0001"),
+        ("GET", f"{FILES}/file-batch_fake0001-output/content"),
+    ]
+    assert ("POST", OPENAI_CHAT) not in requests
+    # each line: POST /v1/chat/completions with exactly the body the lane sends without --batch
+    assert {(line["method"], line["url"]) for line in lines} == {("POST", "/v1/chat/completions")}
+    assert sorted(json.dumps(line["body"], sort_keys=True) for line in lines) == sent
+    assert lines[8]["custom_id"] == "judge-0-with_skill-0-0_1" and lines[8]["body"]["n"] == 2  # type: ignore[index]
+    # the same numbers as without --batch: with-skill 0.9, baseline 0.4; bands separate, lift 0.5
+    for case, other in zip(r.cases, plain.receipt.cases, strict=True):
+        assert [d.score for d in case.with_skill.draws] == [d.score for d in other.with_skill.draws] == [0.9, 0.9]
+        assert [d.score for d in case.baseline.draws] == [d.score for d in other.baseline.draws] == [0.4, 0.4]
+    reading = read_receipt(r)
+    assert [c.verdict for c in reading.cases] == ["improved", "improved"]
+    assert reading.lift == pytest.approx(0.5, abs=1e-12)
+    # usage as without --batch: 4 draws x 50 uncached + 4 x 40 cached with the skill, 4 x 30 without;
+    # the judge: 8 requests x 200 in, counted once per request
+    gen = r.economics.generation
+    assert (gen.with_skill.input_tokens, gen.with_skill.cache_read_tokens, gen.baseline.input_tokens) == (200, 160, 120)
+    assert gen == plain.receipt.economics.generation
+    assert r.economics.judge_overhead.usage == plain.receipt.economics.judge_overhead.usage
+    assert r.economics.judge_overhead.usage.input_tokens == 1600
+    # at half price: gpt-5-mini $0.25 in / $2 out -> $0.125 / $1 per million: 1600 x 0.125 + 160 x 1 = 360 / 1e6
+    judge = r.economics.judge_overhead
+    assert judge.price is not None and judge.price.source.endswith("gpt-5-mini, batch API: half price")
+    assert judge.cost_usd == pytest.approx(0.00036, abs=1e-12)
+    assert plain.receipt.economics.judge_overhead.cost_usd == pytest.approx(0.00072, abs=1e-12)
+    # identity evidence from the output line: the model the body reports, the line's response.request_id
+    draw = r.cases[0].with_skill.draws[0]
+    assert draw.reported_model == MODEL
+    assert draw.judge_samples[0].request_id == draw.judge_samples[1].request_id
+    assert str(draw.judge_samples[0].request_id).startswith("req_batch_fake0002_")
+    assert not outcome.path.with_name(outcome.path.name + ".journal").exists()
+
+
+def test_an_expired_an_errored_and_a_missing_line_are_lost_draws_naming_the_batch(suite: Path) -> None:
+    with FakeLLMServer(responder) as server:
+        server.openai_batches.expire = {"answer-0-with_skill-0"}
+        server.openai_batches.drop = {"answer-1-baseline-1"}
+        # the first line the fake answers (case a, with the skill, draw 1) is answered by this error: errored
+        server.queue(OPENAI_CHAT, FakeReply.error(500, message="boom"))
+        outcome = run(suite, server, max_consecutive_failures=0)
+        batches = server.openai_batches.batches
+        requests = [(r.method, r.path) for r in server.requests]
+    r = outcome.receipt
+    a_with = r.cases[0].with_skill.draws
+    assert [d.status for d in a_with] == ["lost", "lost"]
+    assert a_with[0].lost_reason == "timeout: the batch batch_fake0001 expired before this request was processed"
+    assert a_with[1].lost_reason == "the batch item errored: 500 server_error: boom"
+    # a line neither file holds, in a batch that expired: it expired too
+    assert r.cases[1].baseline.draws[1].lost_reason == a_with[0].lost_reason
+    assert [d.status for d in r.cases[0].baseline.draws] == ["measured", "measured"]
+    # 8 answers, 3 lost (never judged): 5 judge lines (n 2) = 10 judge calls; max_draws 2 leaves no room to redraw
+    assert [len(b.custom_ids) for b in batches.values()] == [8, 5]
+    # the expired batch has both files: upload, create, 2 polls, output, errors = 6; the judge batch 5
+    assert ("GET", f"{FILES}/file-batch_fake0001-errors/content") in requests
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 10, 6 + 5) == (18, len(requests))
+
+
+def test_a_line_a_completed_batch_left_out_is_a_lost_draw_naming_the_batch(suite: Path) -> None:
+    with FakeLLMServer(responder) as server:
+        server.openai_batches.drop = {"answer-1-baseline-1"}
+        outcome = run(suite, server, max_consecutive_failures=0)
+    r = outcome.receipt
+    lost = [d for c in r.cases for arm in (c.with_skill, c.baseline) for d in arm.draws if d.status == "lost"]
+    assert [d.lost_reason for d in lost] == ["the batch ended without a result for this request (batch batch_fake0001)"]
+    # 8 answers, 1 lost: 7 judge lines x 2 samples; upload, create, 2 polls, output = 5 HTTP requests per batch
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 14, 5 + 5)
+
+
+def test_resume_polls_the_journaled_openai_batch_instead_of_uploading_again(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupt(_s: float) -> None:
+        raise KeyboardInterrupt
+
+    with FakeLLMServer(responder) as server:
+        monkeypatch.setattr(batch_runner.time, "sleep", interrupt)  # the job is cancelled while it waits
+        with pytest.raises(RunInterrupted):
+            run(suite, server)
+        journal = (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8")
+        assert '"kind": "batch"' in journal and "batch_fake0001" in journal
+        monkeypatch.undo()
+        monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
+        outcome = run(suite, server, resume=True)
+        posts = [r.path for r in server.requests if r.method == "POST"]
+        requests = server.requests
+    r = outcome.receipt
+    # the answers uploaded and created before the cancel, polled after it; the judge calls: 2 uploads, 2 creates
+    assert posts == [FILES, OPENAI_BATCHES, FILES, OPENAI_BATCHES]
+    assert [len(b.custom_ids) for b in server.openai_batches.batches.values()] == [8, 8]
+    assert r.run.batch_ids == ["batch_fake0001", "batch_fake0002"] and r.run.logical_calls == 24
+    # first job: upload + create (2, journaled); resumed: the answers' 2 polls + output 1, the judge batch's 5
+    assert len(requests) == 2 + 3 + 5 == r.run.endpoint_attempts
+
+
+def test_mixed_providers_each_go_through_their_own_batch_api(suite: Path) -> None:
+    with FakeLLMServer(responder) as server:
+        outcome = run(suite, server, provider="anthropic")
+        paths = [r.path for r in server.requests]
+    r = outcome.receipt
+    # the answers through Message Batches (create, 2 polls, 2 result reads = 5), the judge calls through the
+    # OpenAI Batch API (upload, create, 2 polls, output = 5)
+    assert r.run.batch_ids == ["msgbatch_fake0001", "batch_fake0001"]
+    assert paths.count(BATCHES) == 1 and paths.count(FILES) == 1 and paths.count(OPENAI_BATCHES) == 1
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 16, 5 + 5) == (24, len(paths))
+    assert [[d.score for d in c.with_skill.draws] for c in r.cases] == [[0.9, 0.9], [0.9, 0.9]]
