@@ -187,8 +187,8 @@ def _cmd_merge(args: argparse.Namespace) -> int:
 
 
 def _budget_flags(args: argparse.Namespace) -> dict[str, Any]:
-    """``--max-tokens``, ``--budget`` and ``--budget-usd``, which ``run`` and ``plan`` share."""
-    return {"max_tokens": args.max_tokens, "budget": args.budget, "budget_usd": args.budget_usd}
+    """``--max-tokens``, ``--budget``, ``--budget-usd`` and ``--placebo``, which ``run`` and ``plan`` share."""
+    return {"max_tokens": args.max_tokens, "budget": args.budget, "budget_usd": args.budget_usd, "placebo": args.placebo}
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -425,6 +425,11 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
         "--budget", type=int, metavar="TOKENS", help="start no call that could take the run past TOKENS (worst case)"
     )
     p.add_argument("--budget-usd", type=float, metavar="USD", help="the same in USD, at the price table's prices")
+    p.add_argument(
+        "--placebo",
+        action="store_true",
+        help="add a third arm: neutral text of the skill's token length, delivered as the skill is (lift vs more context)",
+    )
     p.set_defaults(handler=_cmd_run)
 
 
