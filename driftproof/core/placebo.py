@@ -120,8 +120,8 @@ def placebo_text(tokens: int) -> str:
 
     >>> placebo_text(1)
     'Sky.'
-    >>> placebo_text(12)
-    'The distant hills waits near a sleeping cat at dawn.'
+    >>> placebo_text(20)
+    'A field of barley glows above the mill pond by the sea. Lanterns meadow harbour.'
     >>> len(placebo_text(401)), placebo_text(401) == placebo_text(401)
     (1604, True)
     """

@@ -51,8 +51,8 @@ class PlaceboReading:
 def pair_lift(new: Sequence[ArmEvidence], ref: Sequence[ArmEvidence]) -> tuple[float | None, float | None]:
     """Mean and sample sd over cases of mean(new) − mean(ref), cases where an arm measured nothing left out.
 
-    >>> pair_lift([ArmEvidence((0.8, 0.9)), ArmEvidence((0.5,))], [ArmEvidence((0.6, 0.7)), ArmEvidence(())])
-    (0.2, None)
+    >>> pair_lift([ArmEvidence((0.75, 0.25)), ArmEvidence((0.5,))], [ArmEvidence((0.5, 0.0)), ArmEvidence(())])
+    (0.25, None)
     """
     deltas = [mean(n.scores) - mean(r.scores) for n, r in zip(new, ref, strict=True) if n.measured and r.measured]
     if not deltas:
