@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from driftproof.core.bands import mean, sample_sd
 from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.models import Receipt
+from driftproof.core.placebo_sentences import only_one_placebo
 from driftproof.core.reading import at_budget, evidence, judge_status, no_verdict
 from driftproof.core.words import CaseVerdict, Status
 
@@ -92,3 +94,47 @@ def read_placebo(receipt: Receipt) -> PlaceboReading | None:
     lift, spread = pair_lift(new, ref)
     status = Status.NO_VERDICT if withheld else judge_status(comparisons, new, ref).status
     return PlaceboReading(cases, lift, spread, status, receipt.placebo.tokens)
+
+
+def placebo_note(before: Receipt, after: Receipt, labels: tuple[str, str] = ("before", "after")) -> str | None:
+    """The diff's one line when only one of its receipts has a placebo arm; ``None`` when both or neither do."""
+    had = has_placebo(before), has_placebo(after)
+    if had[0] == had[1]:
+        return None
+    has, lacks = (labels[0], labels[1]) if had[0] else (labels[1], labels[0])
+    return only_one_placebo(has, lacks)
+
+
+def placebo_json(reading: PlaceboReading | None, receipt: Receipt) -> dict[str, Any] | None:
+    """The ``placebo`` key of ``view --format json`` (and of each side of ``diff --format json``)."""
+    if reading is None or receipt.placebo is None:
+        return None
+    return {
+        "sha256": receipt.placebo.sha256,
+        "tokens": reading.tokens,
+        "status": str(reading.status),
+        "lift_vs_more_context": reading.lift,
+        "lift_spread": reading.lift_spread,
+        "cases": [
+            {
+                "id": c.id,
+                "verdict": None if c.verdict is None else str(c.verdict),
+                "lift_vs_more_context": c.lift,
+                "placebo": {"mean": c.placebo_mean, "sd": c.placebo_sd, "measured": c.placebo_measured},
+                "reason": c.comparison.reason,
+            }
+            for c in reading.cases
+        ],
+    }
+
+
+def diff_placebo_json(before: Receipt, after: Receipt) -> dict[str, Any] | None:
+    """The ``placebo`` key of ``diff --format json``: each side's placebo reading (``null`` for a side without one)
+    and the note when only one has it; ``None`` when neither receipt has a placebo arm."""
+    if not (has_placebo(before) or has_placebo(after)):
+        return None
+    return {
+        "before": placebo_json(read_placebo(before), before),
+        "after": placebo_json(read_placebo(after), after),
+        "note": placebo_note(before, after),
+    }
