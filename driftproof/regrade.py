@@ -41,6 +41,7 @@ from driftproof.core.models import (
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
 from driftproof.core.words import ArmName, DrawStatus, Provider, Surface
+from driftproof.core.placebo_sentences import PLACEBO_NOT_REGRADED
 from driftproof.errors import InputError, RunStopped
 from driftproof.judge import judge_ids, judge_request, rubric_hash, sample_identity
 from driftproof.lanes.base import FATAL, Generation, Lane
@@ -274,6 +275,8 @@ def regrade(request: RegradeRequest, log: Callable[[str], None] = print) -> Regr
     reasons = rules.receipt_refusals(original)
     if reasons:
         raise _refuse(request.receipt, "receipt", reasons)
+    if original.placebo is not None:
+        raise _refuse(request.receipt, "placebo", [PLACEBO_NOT_REGRADED])
     out = request.out or request.receipt.with_name(request.receipt.stem + ".regrade.json")
     if out.resolve() == request.receipt.resolve():
         raise InputError(f"{out}: -o: is the original receipt; a regrade writes a receipt of its own")

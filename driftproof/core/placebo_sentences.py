@@ -35,3 +35,9 @@ def only_one_placebo(has: str, lacks: str) -> str:
         f"Only {has} has a placebo arm ({lacks} was run without --placebo): lift vs more context is shown for "
         f"{has} alone; the comparison reads the with-skill arms as always."
     )
+
+PLACEBO_NOT_REGRADED = (
+    "a receipt drawn with --placebo has a third arm, which regrade does not grade yet; run the suite again with "
+    "--placebo and the grader you want"
+)
+"""Why ``driftproof regrade`` refuses a ``--placebo`` receipt (one line: ``RECEIPT: placebo: regrade refused: …``)."""
