@@ -192,7 +192,12 @@ def _cmd_merge(args: argparse.Namespace) -> int:
 
 def _budget_flags(args: argparse.Namespace) -> dict[str, Any]:
     """``--max-tokens``, ``--budget``, ``--budget-usd`` and ``--placebo``, which ``run`` and ``plan`` share."""
-    return {"max_tokens": args.max_tokens, "budget": args.budget, "budget_usd": args.budget_usd, "placebo": args.placebo}
+    return {
+        "max_tokens": args.max_tokens,
+        "budget": args.budget,
+        "budget_usd": args.budget_usd,
+        "placebo": args.placebo,
+    }
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -432,7 +437,7 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--placebo",
         action="store_true",
-        help="add a third arm: neutral text of the skill's token length, delivered as the skill is (lift vs more context)",
+        help="add a third arm: neutral text of the skill's size, delivered as the skill is (lift vs more context)",
     )
     p.set_defaults(handler=_cmd_run)
 

@@ -16,6 +16,7 @@ from typing import Any
 from driftproof.core.defaults import DEFAULTS, LIMITS
 from driftproof.core.economics import estimate_tokens
 from driftproof.core.models import RunBudget
+from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan import (
     ARM_ORDER,
     Budget,
@@ -28,7 +29,6 @@ from driftproof.core.plan import (
     draw_worst,
     plan_suite,
 )
-from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan_sentences import STOPPED_AT_BUDGET, budget_needed_line
 from driftproof.core.stopping import StoppingRule
 from driftproof.errors import InputError

@@ -38,10 +38,10 @@ from driftproof.core.models import (
     RegradeCalls,
     Tool,
 )
+from driftproof.core.placebo_sentences import PLACEBO_NOT_REGRADED
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
 from driftproof.core.words import ArmName, DrawStatus, Provider, Surface
-from driftproof.core.placebo_sentences import PLACEBO_NOT_REGRADED
 from driftproof.errors import InputError, RunStopped
 from driftproof.judge import judge_ids, judge_request, rubric_hash, sample_identity
 from driftproof.lanes.base import FATAL, Generation, Lane

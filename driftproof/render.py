@@ -50,6 +50,7 @@ from driftproof.markdown import (
     status_text,
     verdict_text,
 )
+from driftproof.render_placebo import diff_placebo, placebo_section
 from driftproof.report_lines import (
     baseline_line,
     carried_line,
@@ -59,7 +60,6 @@ from driftproof.report_lines import (
     source_lines,
     view_lead,
 )
-from driftproof.render_placebo import diff_placebo, placebo_section
 from driftproof.resources import data_dir
 
 __all__ = [

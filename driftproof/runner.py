@@ -21,9 +21,9 @@ from driftproof.answers import Finished, answer_record, judge_sample, judged_ans
 from driftproof.core.compare import ArmEvidence
 from driftproof.core.defaults import DEFAULTS
 from driftproof.core.models import Draw
+from driftproof.core.placebo import PLACEBO_ARM, placebo_draws
 from driftproof.core.plan import Budget, Pricing
 from driftproof.core.plan_sentences import STOPPED_AT_BUDGET
-from driftproof.core.placebo import PLACEBO_ARM, placebo_draws
 from driftproof.core.rounds import ArmDraws, CaseDraws, arm_draws, next_draws
 from driftproof.core.stopping import StoppingRule
 from driftproof.core.words import ArmName, Capture
@@ -160,9 +160,10 @@ class Runner:
 
     def answer_request(self, case: SuiteCase, arm: str, index: int) -> GenerationRequest:
         """The request of one answer."""
+        texts = {"with_skill": self.skill_text, PLACEBO_ARM: self.options.placebo_text}  # delivered the same way
         return GenerationRequest(
             prompt=case.prompt,
-            system=self.skill_text if arm == "with_skill" else self.options.placebo_text if arm == PLACEBO_ARM else None,
+            system=texts.get(arm),
             model=self.options.model,
             max_tokens=self.options.max_tokens,
             purpose="answer",

@@ -36,6 +36,7 @@ def only_one_placebo(has: str, lacks: str) -> str:
         f"{has} alone; the comparison reads the with-skill arms as always."
     )
 
+
 PLACEBO_NOT_REGRADED = (
     "a receipt drawn with --placebo has a third arm, which regrade does not grade yet; run the suite again with "
     "--placebo and the grader you want"
