@@ -31,13 +31,14 @@ from driftproof.core.models import (
 )
 from driftproof.core.models import Lane as LaneRecord
 from driftproof.core.models import Suite as SuiteRecord
+from driftproof.core.placebo import PLACEBO_ARM, placebo_record
 from driftproof.core.rounds import replaced_flags
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
 from driftproof.core.words import Verification
 from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, judge_ids, rubric_hash, sample_identity
 from driftproof.lanes.base import Lane
-from driftproof.runner import ARMS, Runner, RunOptions
+from driftproof.runner import Runner, RunOptions
 
 #: SHA-256 of the code on the grading path (the judge module: template, parsing, identity check).
 GRADING_CODE_SHA256 = sha256_text(Path(judge_module.__file__).read_text(encoding="utf-8"))
@@ -73,7 +74,7 @@ class RunContext:
 
 def verification(runner: Runner, ctx: RunContext) -> tuple[Verification, str | None]:
     """The run's level (`core.verification.verify`) over every judge sample that returned a reply."""
-    draws = [r.draw for case in runner.results for arm in ARMS for r in case[arm].values()]
+    draws = [r.draw for case in runner.results for arm in runner.arms for r in case[arm].values()]
     returned = [s for d in own(draws) for s in d.judge_samples if s.returned is not False]
     carried = sum(s.returned is not False for d in draws if d.carried_from is not None for s in d.judge_samples)
     problems = [sample_identity(ctx.judge_model, s) for s in returned]
@@ -97,7 +98,7 @@ def judge_overhead(runner: Runner, ctx: RunContext) -> JudgeOverhead:
     judged = [
         [s.usage for s in result.draw.judge_samples if s.usage is not None]
         for case in runner.results
-        for arm in ARMS
+        for arm in runner.arms
         for result in case[arm].values()
         if result.judged
     ]
@@ -107,7 +108,7 @@ def judge_overhead(runner: Runner, ctx: RunContext) -> JudgeOverhead:
 def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
     """The sealed receipt of a finished run, built from the models part by part."""
     level, why = verification(runner, ctx)
-    arms = {ci: {arm: _arm(runner, ci, arm) for arm in ARMS} for ci in range(len(runner.suite.cases))}
+    arms = {ci: {arm: _arm(runner, ci, arm) for arm in runner.arms} for ci in range(len(runner.suite.cases))}
     drawn = [len(a.draws) for per in arms.values() for a in per.values()]
     body = {
         "tool": Tool(name="driftproof", version=__version__),
@@ -125,10 +126,11 @@ def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
         ),
         "cases": [_case(runner, ci, arms[ci]) for ci in range(len(runner.suite.cases))],
         "economics": Economics(
-            generation=ArmUsage(**{arm: arms_usage(arms, arm) for arm in ARMS}),
+            generation=ArmUsage(**{arm: arms_usage(arms, arm) for arm in runner.arms}),
             judge_overhead=judge_overhead(runner, ctx),
         ),
         "transcripts": ctx.transcripts,
+        "placebo": placebo_record(runner.options.placebo_text),
     }
     return seal_receipt(body)
 
@@ -235,6 +237,7 @@ def _case(runner: Runner, ci: int, arms: dict[str, Arm]) -> Case:
         stop_reason=runner.stop_reasons.get(ci),
         with_skill=arms["with_skill"],
         baseline=arms["baseline"],
+        placebo=arms.get(PLACEBO_ARM),
     )
 
 

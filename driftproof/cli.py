@@ -56,6 +56,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_view(args: argparse.Namespace) -> int:
     from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.export import view_json
+    from driftproof.core.placebo_reading import placebo_json, read_placebo
     from driftproof.core.reading import read_receipt
     from driftproof.receipts import gc_paused, load_receipt
     from driftproof.render import render_view
@@ -64,7 +65,8 @@ def _cmd_view(args: argparse.Namespace) -> int:
         receipt = load_receipt(args.receipt, read_restamped_smoke=True)
         reading, breakdown = read_receipt(receipt), lift_breakdown(receipt)
         if args.format == "json":
-            print(json.dumps(view_json(reading, breakdown), indent=2, ensure_ascii=False))
+            placebo = placebo_json(read_placebo(receipt), receipt)
+            print(json.dumps(view_json(reading, breakdown, placebo), indent=2, ensure_ascii=False))
         else:
             print(render_view(receipt, reading, title=str(args.receipt), breakdown=breakdown), end="")
     return 0
@@ -74,6 +76,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.diff import diff
     from driftproof.core.export import diff_json
+    from driftproof.core.placebo_reading import diff_placebo_json
     from driftproof.receipts import gc_paused, load_receipt
     from driftproof.render import render_diff
 
@@ -84,7 +87,8 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         # without --lift-breakdown the output is exactly what it was before the breakdown existed
         breakdowns = (lift_breakdown(before), lift_breakdown(after)) if args.lift_breakdown else None
         if args.format == "json":
-            print(json.dumps(diff_json(result, breakdowns), indent=2, ensure_ascii=False))
+            placebo = diff_placebo_json(before, after)
+            print(json.dumps(diff_json(result, breakdowns, placebo), indent=2, ensure_ascii=False))
         else:
             print(render_diff(before, after, result, breakdowns=breakdowns), end="")
     return gate_exit(Status(result.status), FailOn(args.fail_on))
@@ -187,8 +191,13 @@ def _cmd_merge(args: argparse.Namespace) -> int:
 
 
 def _budget_flags(args: argparse.Namespace) -> dict[str, Any]:
-    """``--max-tokens``, ``--budget`` and ``--budget-usd``, which ``run`` and ``plan`` share."""
-    return {"max_tokens": args.max_tokens, "budget": args.budget, "budget_usd": args.budget_usd}
+    """``--max-tokens``, ``--budget``, ``--budget-usd`` and ``--placebo``, which ``run`` and ``plan`` share."""
+    return {
+        "max_tokens": args.max_tokens,
+        "budget": args.budget,
+        "budget_usd": args.budget_usd,
+        "placebo": args.placebo,
+    }
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -425,6 +434,11 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
         "--budget", type=int, metavar="TOKENS", help="start no call that could take the run past TOKENS (worst case)"
     )
     p.add_argument("--budget-usd", type=float, metavar="USD", help="the same in USD, at the price table's prices")
+    p.add_argument(
+        "--placebo",
+        action="store_true",
+        help="add a third arm: neutral text of the skill's size, delivered as the skill is (lift vs more context)",
+    )
     p.set_defaults(handler=_cmd_run)
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from driftproof.core.defaults import DEFAULTS, judge_provider_for
-from driftproof.core.plan import Budget, Plan, Pricing
+from driftproof.core.placebo import PLACEBO_ARM
+from driftproof.core.plan import ARM_ORDER, Budget, Plan, Pricing
 from driftproof.core.plan_sentences import plan_json, plan_lines
 from driftproof.core.reading import not_regradable
 from driftproof.core.words import Provider
@@ -67,7 +68,8 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     models = (request.model or default_model_of(request.provider, surface_of(request)), judge_model)
     pricing = pricing_for(models, request.price_table, budget)
     settings = plan_settings(counts.stopping_rule(), counts.judge_samples, (max_tokens, JUDGE_MAX_TOKENS), skill_text)
-    settings = replace(settings, carried=dict(carried or {}))
+    arms = (*ARM_ORDER, PLACEBO_ARM) if request.placebo else ARM_ORDER  # a placebo arm is as long as the skill
+    settings = replace(settings, carried=dict(carried or {}), arms=arms)
     return PlanReport(plan_of(suite.cases, settings, pricing), pricing, models, budget)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from driftproof.core.defaults import DEFAULTS, LIMITS
 from driftproof.core.economics import estimate_tokens
 from driftproof.core.models import RunBudget
+from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan import (
     ARM_ORDER,
     Budget,
@@ -64,7 +65,7 @@ class Ledger:
 
     def allow(self, ci: int, wants: Mapping[str, int]) -> tuple[dict[str, int], bool]:
         """How many of the draws a round asks for may start, and whether the budget refused any."""
-        worst = {arm: self.worst(ci, arm) for arm in ARM_ORDER}
+        worst = {arm: self.worst(ci, arm) for arm in self.settings.arms}
         afforded = afford(self.budget, self.prices, self.committed, wants, worst)
         if afforded.refused.tokens:
             self.refused[ci] = afforded.refused
@@ -98,6 +99,7 @@ def plan_settings(
     max_tokens: tuple[int, int],
     skill_text: str | None,
     carried: Mapping[str, int] | None = None,
+    arms: tuple[str, ...] = ARM_ORDER,
 ) -> PlanSettings:
     """The counts a plan and a budget read, from a run's rule and flags; ``carried``: by arm, draws per case this
     run carries rather than draws (baseline carrying wires it; a plain run carries none); ``max_tokens``: the
@@ -110,6 +112,7 @@ def plan_settings(
         max_tokens[1],
         skill=estimate_tokens(skill_text),
         carried=dict(carried or {}),
+        arms=arms,
     )
 
 
@@ -118,8 +121,13 @@ def ledger_for(options: Any, cases: Sequence[SuiteCase], skill_text: str | None)
     if options.budget is None:
         return None
     ceilings = (options.max_tokens, options.judge_max_tokens)
-    settings = plan_settings(options.rule, options.judge_samples, ceilings, skill_text)
+    settings = plan_settings(options.rule, options.judge_samples, ceilings, skill_text, arms=arms_of(options))
     return Ledger(options.budget, options.pricing, settings, case_sizes(cases))
+
+
+def arms_of(options: Any) -> tuple[str, ...]:
+    """The arms a run draws (``options``: its `driftproof.runner.RunOptions`): a third with ``--placebo``."""
+    return (*ARM_ORDER, PLACEBO_ARM) if getattr(options, "placebo_text", None) else ARM_ORDER
 
 
 def budget_fingerprint(options: Any) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from driftproof.core.models import (
     RegradeCalls,
     Tool,
 )
+from driftproof.core.placebo_sentences import PLACEBO_NOT_REGRADED
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
 from driftproof.core.words import ArmName, DrawStatus, Provider, Surface
@@ -274,6 +275,8 @@ def regrade(request: RegradeRequest, log: Callable[[str], None] = print) -> Regr
     reasons = rules.receipt_refusals(original)
     if reasons:
         raise _refuse(request.receipt, "receipt", reasons)
+    if original.placebo is not None:
+        raise _refuse(request.receipt, "placebo", [PLACEBO_NOT_REGRADED])
     out = request.out or request.receipt.with_name(request.receipt.stem + ".regrade.json")
     if out.resolve() == request.receipt.resolve():
         raise InputError(f"{out}: -o: is the original receipt; a regrade writes a receipt of its own")

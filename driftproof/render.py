@@ -26,6 +26,7 @@ from driftproof.core.decision import Decision
 from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffResult
 from driftproof.core.models import Receipt
+from driftproof.core.placebo_sentences import PLACEBO_HEADING, PLACEBO_RULE
 from driftproof.core.reading import CALLS, ArmSummary, ReceiptReading
 from driftproof.core.sentences import (
     BAND_SOURCE_LEGEND,
@@ -49,6 +50,7 @@ from driftproof.markdown import (
     status_text,
     verdict_text,
 )
+from driftproof.render_placebo import diff_placebo, placebo_section
 from driftproof.report_lines import (
     baseline_line,
     carried_line,
@@ -105,6 +107,7 @@ def environment() -> SandboxedEnvironment:
         status=status_text,
     )
     env.globals.update(SENTENCES)
+    env.globals.update(PLACEBO_HEADING=PLACEBO_HEADING, PLACEBO_RULE=PLACEBO_RULE)
     env.globals.update(needed=needed_text, FOLD_AFTER=FOLD_AFTER, REFERENCE_MIN_DRAWS=REFERENCE_MIN_DRAWS)
     return env
 
@@ -145,6 +148,7 @@ def render_view(
             src_with=_sources(c.with_skill for c in reading.cases),
             src_base=_sources(c.baseline for c in reading.cases),
             legend=_legend(s for c in reading.cases for s in (c.with_skill.band_source, c.baseline.band_source)),
+            placebo=placebo_section(receipt, reading),
         )
     )
 
@@ -166,6 +170,7 @@ def render_diff(
     ``diff --lift-breakdown``) each receipt's lift by case follows the report; without them the report is
     exactly what it always was."""
     labels = {"before": before_label, "after": after_label}
+    placebo, placebo_line = diff_placebo(before, after, (result.before, result.after), (before_label, after_label))
     cases = result.cases
     under = [c for c in cases if c.verdict == CaseVerdict.UNDERPOWERED]
     return (
@@ -192,6 +197,8 @@ def render_diff(
             src_after=_sources(c.after for c in cases),
             legend=_legend(s for c in cases for s in (c.before.band_source, c.after.band_source)),
             breakdowns=None if breakdowns is None else list(zip((before_label, after_label), breakdowns, strict=True)),
+            placebo=placebo,
+            placebo_line=placebo_line,
         )
     )
 

@@ -18,7 +18,9 @@ from driftproof.batch_runner import BatchRunner, check_batch_lanes
 from driftproof.carry import NONE, Carry, RunFacts, carry_for
 from driftproof.core.batch_prices import batch_price
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
+from driftproof.core.economics import estimate_tokens
 from driftproof.core.models import Price, Receipt, Shard
+from driftproof.core.placebo import GENERATOR, PLACEBO_ARM, placebo_text
 from driftproof.core.plan_sentences import plan_lines
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
 from driftproof.core.words import Capture, Delivery, Provider, Surface
@@ -98,6 +100,8 @@ class RunRequest:
     """Print the plan case by case before the first call (the Action does), not only its total."""
     batch: bool = False
     """``--batch``: send each round's answers, then its judge calls, through the provider's batch API."""
+    placebo: bool = False
+    """``--placebo``: draw a third arm given neutral text of the skill's token length (`driftproof.core.placebo`)."""
 
 
 @dataclass(frozen=True)
@@ -401,7 +405,10 @@ def _plan(
         pricing = replace(pricing, answer=batch_price(pricing.answer), judge=batch_price(pricing.judge))
     models = (request.model or lane.default_model(), judge_model)
     ceilings = (check_max_tokens(request.max_tokens), JUDGE_MAX_TOKENS)
-    settings = plan_settings(rule, counts.judge_samples, ceilings, skill_text, carried=_carried_per_case(carry, suite))
+    placebo = placebo_text(estimate_tokens(skill_text)) if request.placebo else None
+    arms = (*ARMS, PLACEBO_ARM) if placebo else ARMS
+    carried = _carried_per_case(carry, suite)
+    settings = plan_settings(rule, counts.judge_samples, ceilings, skill_text, carried=carried, arms=arms)
     shown = tuple(
         plan_lines(plan_of(suite.cases, settings, pricing), pricing, models, budget, by_case=request.plan_by_case)
     )
@@ -418,6 +425,7 @@ def _plan(
         max_tokens=check_max_tokens(request.max_tokens),
         budget=budget,
         pricing=pricing,
+        placebo_text=placebo,
     )
     fingerprint = run_fingerprint(
         {
@@ -435,6 +443,7 @@ def _plan(
             **({"reference": reference.sha256} if reference.sha256 else {}),
             **({"carried": [carry.sha256, sorted(carry.draws)]} if carry.draws else {}),
             **budget_fingerprint(options),
+            **({"placebo": GENERATOR} if placebo else {}),
         }
     )
     return _Plan(reference, carry, price, options, _journal_for(request, out, fingerprint), shown)
@@ -486,7 +495,8 @@ def _draw(
         print(printable(line), file=stream, flush=True)
     label = f"{suite.name} · {lane.provider}/{request.model or lane.default_model() or 'default'} ({lane.surface})"
     carried = sum(min(len(draws), counts.draws) for draws in (options.carried or {}).values())
-    least = (len(suite.cases) * len(ARMS) * counts.draws - carried) * (1 + counts.judge_samples)
+    arms = len(ARMS) + (options.placebo_text is not None)
+    least = (len(suite.cases) * arms * counts.draws - carried) * (1 + counts.judge_samples)
     progress = make_progress(label, least, stream)
     keep = {"on_draw": _spooler(spool, suite)} if spool is not None else {}
     runner = (BatchRunner if request.batch else Runner)(  # the quick preset shows its answers, a full run none

@@ -21,9 +21,10 @@ from driftproof.answers import Finished, answer_record, judge_sample, judged_ans
 from driftproof.core.compare import ArmEvidence
 from driftproof.core.defaults import DEFAULTS
 from driftproof.core.models import Draw
+from driftproof.core.placebo import PLACEBO_ARM, placebo_draws
 from driftproof.core.plan import Budget, Pricing
 from driftproof.core.plan_sentences import STOPPED_AT_BUDGET
-from driftproof.core.rounds import CaseDraws, arm_draws, next_draws
+from driftproof.core.rounds import ArmDraws, CaseDraws, arm_draws, next_draws
 from driftproof.core.stopping import StoppingRule
 from driftproof.core.words import ArmName, Capture
 from driftproof.errors import RunInterrupted, RunStopped
@@ -41,7 +42,7 @@ from driftproof.journal import (
 from driftproof.judge import judge_request
 from driftproof.judge_batch import sample_groups, split_samples
 from driftproof.lanes.base import FATAL, Generation, GenerationRequest, Lane
-from driftproof.planning import ledger_for
+from driftproof.planning import arms_of, ledger_for
 from driftproof.resume import Restored, restore
 from driftproof.stop_lines import stop_message
 from driftproof.suite import Suite, SuiteCase
@@ -82,6 +83,8 @@ class RunOptions:
     """``--budget`` / ``--budget-usd``: no draw starts whose worst case could take the run past it."""
     pricing: Pricing = field(default_factory=Pricing)
     """The answering model's and the judge's prices, which a dollar budget reads."""
+    placebo_text: str | None = None
+    """``--placebo``: the neutral text the third arm, ``placebo``, is given in the skill's place (`core.placebo`)."""
 
 
 @dataclass(slots=True)
@@ -124,7 +127,9 @@ class Runner:
         keep_texts: bool = True,
     ) -> None:
         self.suite, self.skill_text, self.lane, self.judge, self.options = suite, skill_text, lane, judge, options
-        self.results: list[dict[str, dict[int, DrawResult]]] = [{a: {} for a in ARMS} for _ in suite.cases]
+        #: The arms each case draws: with ``--placebo`` a third, drawn level with the with-skill arm.
+        self.arms: tuple[str, ...] = arms_of(options)
+        self.results: list[dict[str, dict[int, DrawResult]]] = [{a: {} for a in self.arms} for _ in suite.cases]
         self.tally = Tally()
         self._progress = progress or (lambda _event, _tally: None)
         self._log_answer = log_answer
@@ -155,9 +160,10 @@ class Runner:
 
     def answer_request(self, case: SuiteCase, arm: str, index: int) -> GenerationRequest:
         """The request of one answer."""
+        texts = {"with_skill": self.skill_text, PLACEBO_ARM: self.options.placebo_text}  # delivered the same way
         return GenerationRequest(
             prompt=case.prompt,
-            system=self.skill_text if arm == "with_skill" else None,
+            system=texts.get(arm),
             model=self.options.model,
             max_tokens=self.options.max_tokens,
             purpose="answer",
@@ -194,7 +200,7 @@ class Runner:
         those draws are dropped, so ``--resume`` does not keep them as lost: it draws again an answer whose call
         failed, and asks again for the judge samples of an answer whose every judge call failed.
         """
-        restored = restore(journal.load(), [c.id for c in self.suite.cases], ARMS) if journal and resume else None
+        restored = restore(journal.load(), [c.id for c in self.suite.cases], self.arms) if journal and resume else None
         if restored is not None:  # the calls of the whole run, the ones the journal holds included
             self.tally.logical_calls, self.tally.endpoint_attempts = restored.logical_calls, restored.endpoint_attempts
             self.tally.planned = restored.logical_calls
@@ -288,7 +294,7 @@ class Runner:
     # -- the journal -------------------------------------------------------------------------------
     def finished_draws(self) -> int:
         """Draws finished so far (measured or lost) that a journal keeps."""
-        return sum(len(r[a]) for r in self.results for a in ARMS) - self._held_draws
+        return sum(len(r[a]) for r in self.results for a in self.arms) - self._held_draws
 
     def _write(self, entry: Entry, *, hold: bool = False) -> None:
         """Journal an entry now, or hold it back (with everything after it) until a call succeeds."""
@@ -334,7 +340,7 @@ class Runner:
                 self.ledger.commit(ci, arm)
             self.tally.lost += result.draw.score is None
         waiting = restored.waiting.get(ci, {})
-        redraw = [(arm, i) for arm in ARMS for i in restored.to_draw(ci, arm) if i not in self.results[ci][arm]]
+        redraw = [(arm, i) for arm in self.arms for i in restored.to_draw(ci, arm) if i not in self.results[ci][arm]]
         self._outstanding[ci] = len(waiting) + len(redraw)
         if not self._outstanding[ci]:
             self._next_round(pool, futures, ci)
@@ -348,12 +354,13 @@ class Runner:
 
     def case_draws(self, ci: int) -> CaseDraws:
         """Case ``ci`` as the stopping rule sees it: each arm's draws in index order, and the reference arm."""
-        arms = {
-            arm: arm_draws([(r.draw.score, r.failed_call) for _, r in sorted(self.results[ci][arm].items())])
-            for arm in ARMS
-        }
+        arms = {arm: self._arm_draws(ci, arm) for arm in ARMS}
         reference = (self.options.reference or {}).get(self.suite.cases[ci].id)
         return CaseDraws(arms["with_skill"], arms["baseline"], reference)
+
+    def _arm_draws(self, ci: int, arm: str) -> ArmDraws:
+        """One arm of case ``ci`` as the stopping rule sees it."""
+        return arm_draws([(r.draw.score, r.failed_call) for _, r in sorted(self.results[ci][arm].items())])
 
     def _kept(self, ci: int, arm: str, result: DrawResult) -> DrawResult:
         """What `results` keeps of a finished draw: handed to ``on_draw`` first, then its texts dropped unless kept."""
@@ -377,6 +384,10 @@ class Runner:
         case = self.suite.cases[ci]
         self.stop_reasons[ci] = decision.reason
         wants = {"with_skill": decision.add_with, "baseline": decision.add_baseline}
+        if PLACEBO_ARM in self.arms:  # level with the with-skill arm once this round's draws are made
+            placebo = self._arm_draws(ci, PLACEBO_ARM)
+            made = self._arm_draws(ci, "with_skill").made + decision.add_with
+            wants[PLACEBO_ARM] = placebo_draws(self.options.rule.max_draws, made, placebo)
         if self.ledger is not None:  # never start a draw whose worst case could take the run past the budget
             wants, refused = self.ledger.allow(ci, wants)
             if refused:

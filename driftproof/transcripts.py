@@ -14,8 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.journal import DrawResult
 from driftproof.runner import ARMS
+
+ARM_ORDER = (*ARMS, PLACEBO_ARM)
+"""The archive's arm order within a case: with_skill, baseline, then a placebo arm (``--placebo``)."""
 
 
 class Archive(NamedTuple):
@@ -46,7 +50,7 @@ class TranscriptSpool:
         line = (json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
         self._file.seek(self._end)
         self._file.write(line)
-        self._where[(ci, ARMS.index(arm), result.draw.index)] = (self._end, len(line))
+        self._where[(ci, ARM_ORDER.index(arm), result.draw.index)] = (self._end, len(line))
         self._end += len(line)
 
     def _lines(self) -> Iterator[bytes]:

@@ -53,6 +53,7 @@ class ActionConfig(BaseModel):
     comment: bool = Field(description="Post the sticky PR comment.")
     carry_baseline: bool = Field(description="On a PR, reuse the stored receipt's baseline arms that stand.")
     as_reference: bool = Field(description="Draw a PR's receipt to the reference rule, so a merge can promote it.")
+    placebo: bool = Field(False, description="Draw a third arm of neutral text of the skill's size (--placebo).")
     promote: str | None = Field(description="On a push, the PR's last receipt to promote instead of drawing.")
     github_token: SecretStr = Field(repr=False, description="Token for the REST API; never printed.")
     badge_path: str = Field(description="Where the shields.io endpoint JSON is written.")
@@ -101,6 +102,7 @@ class ActionConfig(BaseModel):
             comment=_boolean("comment", get("comment", "true")),
             carry_baseline=_boolean("carry-baseline", get("carry-baseline", "true")),
             as_reference=_boolean("as-reference", get("as-reference", "false")),
+            placebo=_boolean("placebo", get("placebo", "false")),
             promote=_relative_path("promote", given) if (given := get("promote")) else None,
             github_token=SecretStr(get("github-token") or environ.get("GITHUB_TOKEN", "").strip()),
             badge_path=_relative_path("badge-path", get("badge-path", DEFAULTS.badge_path)),

@@ -103,8 +103,11 @@ def breakdown_json(breakdown: LiftBreakdown) -> dict[str, Any]:
     }
 
 
-def view_json(reading: ReceiptReading, breakdown: LiftBreakdown | None = None) -> dict[str, Any]:
-    """``driftproof view --format json``; with ``breakdown``, its ``lift_breakdown`` too (the CLI always gives it)."""
+def view_json(
+    reading: ReceiptReading, breakdown: LiftBreakdown | None = None, placebo: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """``driftproof view --format json``; with ``breakdown``, its ``lift_breakdown`` too (the CLI always gives it);
+    with ``placebo`` (a ``--placebo`` receipt: `core.placebo_reading.placebo_json`), its ``placebo``."""
     cases = []
     for c in reading.cases:
         needed, why = _draws_needed(c)
@@ -138,12 +141,18 @@ def view_json(reading: ReceiptReading, breakdown: LiftBreakdown | None = None) -
         "cases": cases,
         "not_run": not_run_json(reading.not_run),
         **({} if breakdown is None else {"lift_breakdown": breakdown_json(breakdown)}),
+        **({} if placebo is None else {"placebo": placebo}),
     }
 
 
-def diff_json(result: DiffResult, breakdowns: tuple[LiftBreakdown, LiftBreakdown] | None = None) -> dict[str, Any]:
+def diff_json(
+    result: DiffResult,
+    breakdowns: tuple[LiftBreakdown, LiftBreakdown] | None = None,
+    placebo: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """``driftproof diff --format json``; with ``breakdowns`` (``--lift-breakdown``: BEFORE's, AFTER's), the
-    ``lift_breakdown`` of each receipt too. Without them the document is exactly what it always was."""
+    ``lift_breakdown`` of each receipt too; with ``placebo`` (either receipt has a placebo arm), ``placebo``.
+    Without them the document is exactly what it always was."""
     cases = []
     for c in result.cases:
         needed, why = _draws_needed(c)
@@ -199,4 +208,5 @@ def diff_json(result: DiffResult, breakdowns: tuple[LiftBreakdown, LiftBreakdown
             if breakdowns is None
             else {"lift_breakdown": {"before": breakdown_json(breakdowns[0]), "after": breakdown_json(breakdowns[1])}}
         ),
+        **({} if placebo is None else {"placebo": placebo}),
     }

@@ -21,6 +21,7 @@ from driftproof.core.model_base import Count as Count
 from driftproof.core.model_base import ReceiptPart as _Model
 from driftproof.core.model_base import Score as Score
 from driftproof.core.model_base import Sha256 as Sha256
+from driftproof.core.placebo_model import PlaceboText as PlaceboText
 from driftproof.core.provenance import CarriedDraw as CarriedDraw
 from driftproof.core.provenance import Judge as Judge
 from driftproof.core.provenance import Promotion as Promotion
@@ -267,6 +268,9 @@ class Case(_Model):
     """The arm with SKILL.md supplied."""
     baseline: Arm
     """The arm with no skill text at all."""
+    placebo: Arm | None = None
+    """With --placebo, the arm given neutral text of the skill's token length in its place, delivered the same way
+    (the receipt's placebo says which text); null for a run without it. Since 0.17."""
 
 
 class Lane(_Model):
@@ -431,6 +435,8 @@ class ArmUsage(_Model):
     """Generation usage of every with_skill draw, summed over the cases."""
     baseline: Usage = Field(default_factory=Usage)
     """Generation usage of every baseline draw, summed over the cases."""
+    placebo: Usage | None = None
+    """With --placebo, generation usage of every placebo draw, summed over the cases; null without it. Since 0.17."""
 
 
 class Economics(_Model):
@@ -499,6 +505,9 @@ class Receipt(_Model):
     again: where the draws came from; null for a receipt a run wrote. Since 0.16."""
     source_figures: dict[str, Any] | None = None
     """For aggregates-only imports, the figures as the source printed them, never read as scores; else null."""
+    placebo: PlaceboText | None = None
+    """With --placebo, the neutral text the placebo arm was given (by hash, tokens and chars, the same for every
+    skill of the same token estimate); null for a run without it. Since 0.17."""
     shards: list[ShardSeal] | None = None
     """Written by driftproof merge: each shard receipt merged, by index, with its seal and level; null otherwise.
     Since 0.16."""

@@ -101,6 +101,8 @@ class PlanSettings:
     """The skill's token estimate, sent with every with-skill answer."""
     carried: Mapping[str, int] = field(default_factory=dict)
     """By arm, draws per case carried from elsewhere (not drawn, so not called for)."""
+    arms: tuple[str, ...] = ARM_ORDER
+    """The arms each case draws: with ``--placebo`` the third, ``placebo``, which sends the skill's size too."""
 
 
 def draw_worst(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
@@ -111,7 +113,7 @@ def draw_worst(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
     >>> draw_worst(CaseSizes("c", prompt=100, judge_template=400), s, "with_skill").tokens  # 2448 + 5 × 3472
     19808
     """
-    skill = settings.skill if arm == ArmName.WITH_SKILL else 0
+    skill = settings.skill if arm != ArmName.BASELINE else 0  # the placebo is as long as the skill
     samples = settings.judge_samples
     return Spend(
         answer_input=sizes.prompt + skill,
@@ -128,7 +130,7 @@ def draw_floor(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
     >>> draw_floor(CaseSizes("c", prompt=100, judge_template=400), s, "baseline").tokens  # 100 + 5 × 400
     2100
     """
-    skill = settings.skill if arm == ArmName.WITH_SKILL else 0
+    skill = settings.skill if arm != ArmName.BASELINE else 0
     return Spend(sizes.prompt + skill, 0, settings.judge_samples * sizes.judge_template, 0)
 
 
@@ -172,10 +174,10 @@ def arm_draws(settings: PlanSettings, arm: str) -> Range:
 
 def plan_case(sizes: CaseSizes, settings: PlanSettings, prices: Pricing) -> CasePlan:
     """One case's plan: per arm, the fewest draws at their floor to the most draws at their worst case."""
-    draws = {arm: arm_draws(settings, arm) for arm in ARM_ORDER}
+    draws = {arm: arm_draws(settings, arm) for arm in settings.arms}
     per_draw = 1 + settings.judge_samples
-    low = sum((draw_floor(sizes, settings, a).times(int(draws[a].low or 0)) for a in ARM_ORDER), Spend())
-    high = sum((draw_worst(sizes, settings, a).times(int(draws[a].high or 0)) for a in ARM_ORDER), Spend())
+    low = sum((draw_floor(sizes, settings, a).times(int(draws[a].low or 0)) for a in settings.arms), Spend())
+    high = sum((draw_worst(sizes, settings, a).times(int(draws[a].high or 0)) for a in settings.arms), Spend())
     return CasePlan(
         id=sizes.id,
         draws=draws,
@@ -208,7 +210,8 @@ def plan_suite(cases: Sequence[CaseSizes], settings: PlanSettings, prices: Prici
     total = CasePlan(
         id="total",
         draws={
-            a: Range(_sum(c.draws[a].low for c in planned), _sum(c.draws[a].high for c in planned)) for a in ARM_ORDER
+            a: Range(_sum(c.draws[a].low for c in planned), _sum(c.draws[a].high for c in planned))
+            for a in settings.arms
         },
         calls=Range(_sum(c.calls.low for c in planned), _sum(c.calls.high for c in planned)),
         tokens=Range(_sum(c.tokens.low for c in planned), _sum(c.tokens.high for c in planned)),
@@ -262,11 +265,12 @@ def afford(
     >>> dict(a.take), a.committed.tokens, a.refused.tokens  # 40 + 30 fits, + 40 = 110 does not
     ({'with_skill': 1, 'baseline': 1}, 70, 70)
     """
-    take = dict.fromkeys(ARM_ORDER, 0)
+    order = [*ARM_ORDER, *(arm for arm in wants if arm not in ARM_ORDER)]  # a placebo arm takes the third turn
+    take = dict.fromkeys(order, 0)
     refused = Spend()
     stopped = False
     for turn in range(max(wants.values(), default=0)):
-        for arm in ARM_ORDER:
+        for arm in order:
             if turn >= wants.get(arm, 0):
                 continue
             if not stopped and budget.fits(committed + worst[arm], prices):

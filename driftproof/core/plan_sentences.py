@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from driftproof.core.models import Price
-from driftproof.core.plan import ARM_ORDER, Budget, CasePlan, Plan, Pricing, Range
+from driftproof.core.plan import Budget, CasePlan, Plan, Pricing, Range
 
 #: ``cases[].stop_reason`` of a case the budget stopped (``--budget`` or ``--budget-usd``); it reads underpowered.
 STOPPED_AT_BUDGET = "stopped at the token budget"
@@ -43,10 +43,10 @@ def plan_head(plan: Plan, cases: int) -> str:
     'plan: 1 case × 2 arms × 3 to 10 draws × (1 answer + 5 judge samples): at least 36, at most 120 calls'
     """
     s = plan.settings
-    carried = [f"{arm} {s.carried[arm]}" for arm in ARM_ORDER if s.carried.get(arm)]
+    carried = [f"{arm} {s.carried[arm]}" for arm in s.arms if s.carried.get(arm)]
     also = f" (carried per case, not drawn: {', '.join(carried)})" if carried else ""
     return (
-        f"plan: {cases} case{'' if cases == 1 else 's'} × {len(ARM_ORDER)} arms × {s.min_draws} to {s.max_draws} "
+        f"plan: {cases} case{'' if cases == 1 else 's'} × {len(s.arms)} arms × {s.min_draws} to {s.max_draws} "
         f"draws × (1 answer + {s.judge_samples} judge samples){also}: at least {plan.total.calls.low}, at most "
         f"{plan.total.calls.high} calls"
     )
@@ -153,7 +153,7 @@ def _range_json(r: Range) -> dict[str, int | float | None]:
 def _case_json(c: CasePlan) -> dict[str, Any]:
     return {
         "id": c.id,
-        "draws": {arm: _range_json(c.draws[arm]) for arm in ARM_ORDER},
+        "draws": {arm: _range_json(c.draws[arm]) for arm in c.draws},
         "calls": _range_json(c.calls),
         "tokens": _range_json(c.tokens),
         "usd": _range_json(c.usd),
@@ -179,7 +179,8 @@ def plan_json(
             "max_tokens": s.max_tokens,
             "judge_max_tokens": s.judge_max_tokens,
             "skill_tokens": s.skill,
-            "carried": {arm: s.carried.get(arm, 0) for arm in ARM_ORDER},
+            "carried": {arm: s.carried.get(arm, 0) for arm in s.arms},
+            "arms": list(s.arms),
         },
         "cases": [_case_json(c) for c in plan.cases],
         "total": {k: v for k, v in _case_json(plan.total).items() if k != "id"},

@@ -112,6 +112,7 @@ SAME: tuple[tuple[str, Callable[[Receipt], object]], ...] = (
     ("run.sampling", lambda r: r.run.sampling),
     ("judge", _judge),
     ("economics.judge_overhead.price", lambda r: _dump(r.economics.judge_overhead.price)),
+    ("placebo", lambda r: _dump(r.placebo)),  # --placebo on every shard or none, the same text
 )  # fmt: skip
 """Every field a shard must share with the first, by its name in a refusal (models reported may differ)."""
 
@@ -208,10 +209,12 @@ def merged_body(receipts: Sequence[Receipt], tool: Tool, created_at: str) -> dic
             judge_samples_per_draw=first.counts.judge_samples_per_draw,
         ),
         "cases": [by_id[c] for c in suite_ids],
+        "placebo": first.placebo,
         "economics": Economics(
             generation=ArmUsage(
                 with_skill=sum_usage([r.economics.generation.with_skill for r in ordered]),
                 baseline=sum_usage([r.economics.generation.baseline for r in ordered]),
+                placebo=sum_usage([r.economics.generation.placebo for r in ordered]) if first.placebo else None,
             ),
             judge_overhead=JudgeOverhead(
                 model=overheads[0].model,

@@ -86,10 +86,10 @@ def load_script(path: Path) -> dict[str, Any]:
             raise InputError(f"{path}: cases.{cid}: listed twice")
         cases[cid] = arms
         if not isinstance(arms, dict):
-            raise InputError(f"{path}: cases.{cid}: a mapping of arms (with_skill, baseline)")
+            raise InputError(f"{path}: cases.{cid}: a mapping of arms (with_skill, baseline, placebo)")
         for arm, entries in arms.items():
-            if arm not in ("with_skill", "baseline"):
-                raise InputError(f"{path}: cases.{cid}.{arm}: the arms are with_skill and baseline")
+            if arm not in ("with_skill", "baseline", "placebo"):
+                raise InputError(f"{path}: cases.{cid}.{arm}: the arms are with_skill, baseline and placebo")
             if not isinstance(entries, list) or not entries:
                 raise InputError(f"{path}: cases.{cid}.{arm}: a non-empty list of draws")
             for k, entry in enumerate(entries):
