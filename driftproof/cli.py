@@ -77,6 +77,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from driftproof.receipts import gc_paused, load_receipt
     from driftproof.render import render_diff
 
+    junit = _junit_target(args)
     with gc_paused():  # issue 14: two large receipts' objects are not rescanned while they are compared
         before = load_receipt(args.before, read_restamped_smoke=True)
         after = load_receipt(args.after, read_restamped_smoke=True)
@@ -87,7 +88,21 @@ def _cmd_diff(args: argparse.Namespace) -> int:
             print(json.dumps(diff_json(result, breakdowns), indent=2, ensure_ascii=False))
         else:
             print(render_diff(before, after, result, breakdowns=breakdowns), end="")
+        if junit is not None:
+            from driftproof.junit import write_diff_junit
+
+            print(f"junit: {write_diff_junit(result, after, junit, (args.before, args.after))}", file=sys.stderr)
     return gate_exit(Status(result.status), FailOn(args.fail_on))
+
+
+def _junit_target(args: argparse.Namespace) -> Path | None:
+    """``--junit FILE``, checked before anything is read or called (a directory, a missing parent: exit 2)."""
+    if not args.junit:
+        return None
+    from driftproof.junit import check_junit_target
+
+    check_junit_target(Path(args.junit))
+    return Path(args.junit)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -152,6 +167,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from driftproof.run import RunRequest, run_suite
     from driftproof.terminal import print_quick, print_run_summary
 
+    junit = _junit_target(args)
     request = RunRequest(
         suite=Path(args.suite),
         skill=Path(args.skill) if args.skill else None,
@@ -176,6 +192,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.quick:
         print_quick(outcome)
     print_run_summary(outcome)
+    if junit is not None:
+        from driftproof.junit import write_run_junit
+
+        print(f"junit: {write_run_junit(outcome.receipt, junit)}")
     return 0
 
 
@@ -278,6 +298,7 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
     p.add_argument("--fail-on", choices=_values(FailOn), default=DEFAULTS.diff_fail_on)
     p.add_argument("--lift-breakdown", action="store_true", help="add each receipt's lift by case after the report")
+    _add_junit_flag(p)
     p.set_defaults(handler=_cmd_diff)
 
     p = sub.add_parser("export", help="write a receipt's minimal interchange summary (summary-json)")
@@ -363,7 +384,9 @@ def _add_stale(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``run``: a suite with and without the skill, to a sealed receipt; ``plan``: what it would call, no call."""
-    _add_run_flags(sub.add_parser("run", help="run a suite with and without the skill and write a sealed receipt"))
+    p = sub.add_parser("run", help="run a suite with and without the skill and write a sealed receipt")
+    _add_run_flags(p)
+    _add_junit_flag(p)
     p = sub.add_parser("plan", help="print the calls, tokens and dollars a run would take, per case; makes no call")
     _add_run_flags(p)
     p.add_argument("--format", choices=["text", "json"], default="text")
@@ -426,6 +449,16 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--budget-usd", type=float, metavar="USD", help="the same in USD, at the price table's prices")
     p.set_defaults(handler=_cmd_run)
+
+
+def _add_junit_flag(p: argparse.ArgumentParser) -> None:
+    """``--junit FILE`` on ``run`` and ``diff``."""
+    p.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write a JUnit XML report (one test case per suite case: failed when regressed, skipped when "
+        "underpowered or no verdict) for CI test reporters",
+    )
 
 
 def _add_lane_flags(p: argparse.ArgumentParser) -> None:
