@@ -53,6 +53,20 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return code
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from driftproof.core.signing import IdentityAsked
+    from driftproof.verify import VerifyRequest, verify_receipt
+
+    asked = IdentityAsked(identity=args.identity, repository=args.repository, workflow=args.workflow, ref=args.ref)
+    bundle = Path(args.bundle) if args.bundle else None
+    outcome = verify_receipt(VerifyRequest(Path(args.receipt), bundle, asked))
+    for line in outcome.lines:
+        print(printable(line))
+    if outcome.failure is not None:
+        print(printable(outcome.failure), file=sys.stderr)
+    return outcome.exit_code
+
+
 def _cmd_view(args: argparse.Namespace) -> int:
     from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.export import view_json
@@ -287,6 +301,8 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("receipts", nargs="+", metavar="RECEIPT")
     p.set_defaults(handler=_cmd_validate)
 
+    _add_verify(sub)
+
     p = sub.add_parser("view", help="one receipt: status, lift, per-case bands and verdicts, lift by case")
     p.add_argument("receipt", metavar="RECEIPT")
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
@@ -318,6 +334,20 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("shards", nargs="+", metavar="SHARD", help="every shard receipt of the split")
     p.add_argument("-o", "--output", metavar="RECEIPT", required=True, help="the merged receipt (written atomically)")
     p.set_defaults(handler=_cmd_merge)
+
+
+def _add_verify(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``verify``: a receipt's seal, and with ``--bundle`` its signature and the workflow run that made it."""
+    p = sub.add_parser(
+        "verify", help="check a receipt's seal and, with --bundle, its Sigstore signature and the workflow that signed"
+    )
+    p.add_argument("receipt", metavar="RECEIPT")
+    p.add_argument("--bundle", metavar="FILE", help="the Sigstore bundle (attestation) of the receipt file")
+    p.add_argument("--repository", metavar="OWNER/NAME", help="the repository whose workflow must have signed")
+    p.add_argument("--workflow", metavar="FILE", help="its workflow file (driftproof.yml or .github/workflows/…)")
+    p.add_argument("--ref", metavar="REF", help="the ref the signing run was for (refs/heads/main)")
+    p.add_argument("--identity", metavar="URI", help="the certificate's exact identity (the signing workflow's URI)")
+    p.set_defaults(handler=_cmd_verify)
 
 
 def _add_regrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
