@@ -75,7 +75,8 @@ def junit_xml(report: JUnitReport) -> bytes:
                 child.set("type", "regressed")
                 child.text = _text(case.message or "")
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    text: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return text + b"\n"
 
 
 def write_junit(report: JUnitReport, path: Path) -> Path:
