@@ -137,3 +137,14 @@ def test_bad_junit_target_exits_2_before_any_call(
     assert reason.format(tmp=tmp_path) in err
     assert not out.exists()  # nothing ran, nothing was written
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_action_input_junit_is_read_as_a_workspace_path() -> None:
+    from driftproof.action.config import ActionConfig
+    from driftproof.errors import InputError
+
+    env = {"INPUT_SUITE": "evals/suite.yaml", "INPUT_JUNIT": "reports/junit.xml"}
+    assert ActionConfig.from_environ(env).junit == "reports/junit.xml"
+    assert ActionConfig.from_environ({"INPUT_SUITE": "evals/suite.yaml"}).junit is None
+    with pytest.raises(InputError, match="junit"):
+        ActionConfig.from_environ({**env, "INPUT_JUNIT": "/etc/junit.xml"})
