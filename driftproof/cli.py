@@ -53,6 +53,20 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return code
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from driftproof.core.signing import IdentityAsked
+    from driftproof.verify import VerifyRequest, verify_receipt
+
+    asked = IdentityAsked(identity=args.identity, repository=args.repository, workflow=args.workflow, ref=args.ref)
+    bundle = Path(args.bundle) if args.bundle else None
+    outcome = verify_receipt(VerifyRequest(Path(args.receipt), bundle, asked))
+    for line in outcome.lines:
+        print(printable(line))
+    if outcome.failure is not None:
+        print(printable(outcome.failure), file=sys.stderr)
+    return outcome.exit_code
+
+
 def _cmd_view(args: argparse.Namespace) -> int:
     from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.export import view_json
@@ -80,6 +94,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from driftproof.receipts import gc_paused, load_receipt
     from driftproof.render import render_diff
 
+    junit = _junit_target(args)
     with gc_paused():  # issue 14: two large receipts' objects are not rescanned while they are compared
         before = load_receipt(args.before, read_restamped_smoke=True)
         after = load_receipt(args.after, read_restamped_smoke=True)
@@ -91,7 +106,21 @@ def _cmd_diff(args: argparse.Namespace) -> int:
             print(json.dumps(diff_json(result, breakdowns, placebo), indent=2, ensure_ascii=False))
         else:
             print(render_diff(before, after, result, breakdowns=breakdowns), end="")
+        if junit is not None:
+            from driftproof.junit import write_diff_junit
+
+            print(f"junit: {write_diff_junit(result, after, junit, (args.before, args.after))}", file=sys.stderr)
     return gate_exit(Status(result.status), FailOn(args.fail_on))
+
+
+def _junit_target(args: argparse.Namespace) -> Path | None:
+    """``--junit FILE``, checked before anything is read or called (a directory, a missing parent: exit 2)."""
+    if not args.junit:
+        return None
+    from driftproof.junit import check_junit_target
+
+    check_junit_target(Path(args.junit))
+    return Path(args.junit)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -156,6 +185,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from driftproof.run import RunRequest, run_suite
     from driftproof.terminal import print_quick, print_run_summary
 
+    junit = _junit_target(args)
     request = RunRequest(
         suite=Path(args.suite),
         skill=Path(args.skill) if args.skill else None,
@@ -180,6 +210,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.quick:
         print_quick(outcome)
     print_run_summary(outcome)
+    if junit is not None:
+        from driftproof.junit import write_run_junit
+
+        print(f"junit: {write_run_junit(outcome.receipt, junit)}")
     return 0
 
 
@@ -276,6 +310,8 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("receipts", nargs="+", metavar="RECEIPT")
     p.set_defaults(handler=_cmd_validate)
 
+    _add_verify(sub)
+
     p = sub.add_parser("view", help="one receipt: status, lift, per-case bands and verdicts, lift by case")
     p.add_argument("receipt", metavar="RECEIPT")
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
@@ -287,6 +323,7 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
     p.add_argument("--fail-on", choices=_values(FailOn), default=DEFAULTS.diff_fail_on)
     p.add_argument("--lift-breakdown", action="store_true", help="add each receipt's lift by case after the report")
+    _add_junit_flag(p)
     p.set_defaults(handler=_cmd_diff)
 
     p = sub.add_parser("export", help="write a receipt's minimal interchange summary (summary-json)")
@@ -306,6 +343,20 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("shards", nargs="+", metavar="SHARD", help="every shard receipt of the split")
     p.add_argument("-o", "--output", metavar="RECEIPT", required=True, help="the merged receipt (written atomically)")
     p.set_defaults(handler=_cmd_merge)
+
+
+def _add_verify(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``verify``: a receipt's seal, and with ``--bundle`` its signature and the workflow run that made it."""
+    p = sub.add_parser(
+        "verify", help="check a receipt's seal and, with --bundle, its Sigstore signature and the workflow that signed"
+    )
+    p.add_argument("receipt", metavar="RECEIPT")
+    p.add_argument("--bundle", metavar="FILE", help="the Sigstore bundle (attestation) of the receipt file")
+    p.add_argument("--repository", metavar="OWNER/NAME", help="the repository whose workflow must have signed")
+    p.add_argument("--workflow", metavar="FILE", help="its workflow file (driftproof.yml or .github/workflows/…)")
+    p.add_argument("--ref", metavar="REF", help="the ref the signing run was for (refs/heads/main)")
+    p.add_argument("--identity", metavar="URI", help="the certificate's exact identity (the signing workflow's URI)")
+    p.set_defaults(handler=_cmd_verify)
 
 
 def _add_regrade(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -372,7 +423,9 @@ def _add_stale(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``run``: a suite with and without the skill, to a sealed receipt; ``plan``: what it would call, no call."""
-    _add_run_flags(sub.add_parser("run", help="run a suite with and without the skill and write a sealed receipt"))
+    p = sub.add_parser("run", help="run a suite with and without the skill and write a sealed receipt")
+    _add_run_flags(p)
+    _add_junit_flag(p)
     p = sub.add_parser("plan", help="print the calls, tokens and dollars a run would take, per case; makes no call")
     _add_run_flags(p)
     p.add_argument("--format", choices=["text", "json"], default="text")
@@ -440,6 +493,16 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
         help="add a third arm: neutral text of the skill's size, delivered as the skill is (lift vs more context)",
     )
     p.set_defaults(handler=_cmd_run)
+
+
+def _add_junit_flag(p: argparse.ArgumentParser) -> None:
+    """``--junit FILE`` on ``run`` and ``diff``."""
+    p.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write a JUnit XML report (one test case per suite case: failed when regressed, skipped when "
+        "underpowered or no verdict) for CI test reporters",
+    )
 
 
 def _add_lane_flags(p: argparse.ArgumentParser) -> None:

@@ -211,6 +211,8 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         before = _baseline(ctx, branch, client)
     labels = (branch or "default branch", "this PR" if event.is_pull_request else "this run")
     store = activity == Activity.STORE_RECEIPT
+    if config.junit is not None and config.in_workspace(config.junit).is_dir():  # refused before any model call
+        raise InputError(f"input 'junit': {config.junit} is a directory; name a file such as {config.junit}/junit.xml")
     request = _request(ctx, files, before, as_reference=store or config.as_reference, label=labels[0])
     standing = _standing(ctx, before, request, labels[0]) if before is not None else None
     if config.shard == MERGE:  # the job after a matrix's shard jobs: their receipts, merged, are this run's
@@ -243,12 +245,24 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
     if activity == Activity.PR_COMMENT and config.comment:
         _comment(ctx, client, report, files)
     write_badge(reading, config.in_workspace(files.badge))
+    if config.junit is not None:
+        _write_junit(config.in_workspace(config.junit), receipt, result, labels)
     _annotate(ctx, decision, labels)
     outputs = {**decision.outputs(), **paths}
     _set_outputs(ctx, outputs)
     code = decision.exit_code(config.fail_on)
     out.write(run_result(outputs, code, str(config.fail_on) if decision.compared else None) + "\n")
     return code
+
+
+def _write_junit(path: Path, receipt: Receipt, result: DiffResult | None, labels: tuple[str, str]) -> None:
+    """Input ``junit``: the diff's JUnit report against the stored receipt, else the run's own (`driftproof.junit`)."""
+    from driftproof.junit import write_diff_junit, write_run_junit
+
+    if result is None:
+        write_run_junit(receipt, path)
+    else:
+        write_diff_junit(result, receipt, path, labels)
 
 
 def _shard_done(ctx: _Ctx, receipt: Receipt, reading: ReceiptReading, files: _Files) -> int:

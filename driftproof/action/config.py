@@ -57,6 +57,7 @@ class ActionConfig(BaseModel):
     promote: str | None = Field(description="On a push, the PR's last receipt to promote instead of drawing.")
     github_token: SecretStr = Field(repr=False, description="Token for the REST API; never printed.")
     badge_path: str = Field(description="Where the shields.io endpoint JSON is written.")
+    junit: str | None = Field(default=None, description="Where the JUnit XML report is written; None: none.")
     shard: str | None = Field(
         default=None, description="INDEX/COUNT: run that shard only; merge: merge the shard jobs' receipts; None: all."
     )
@@ -106,6 +107,7 @@ class ActionConfig(BaseModel):
             promote=_relative_path("promote", given) if (given := get("promote")) else None,
             github_token=SecretStr(get("github-token") or environ.get("GITHUB_TOKEN", "").strip()),
             badge_path=_relative_path("badge-path", get("badge-path", DEFAULTS.badge_path)),
+            junit=_relative_path("junit", given) if (given := get("junit")) else None,
             shard=_shard(s) if (s := get("shard")) else None,
             budget=_positive_int("budget", b, maximum=LIMITS.tokens) if (b := get("budget")) else DEFAULTS.budget,
             budget_usd=_usd("budget-usd", u) if (u := get("budget-usd")) else DEFAULTS.budget_usd,
