@@ -135,7 +135,8 @@ def test_drift_does_not_apply_when_the_skill_or_the_suite_changed() -> None:
     skill = drift(STORED_RECEIPT, sentinel_receipt(moved, skill="2" * 64))
     assert skill.status == DriftStatus.NOT_APPLICABLE and skill.cases == ()
     assert skill.headline == (
-        "drift does not apply: the skill sha256 changed (000000000000 → 222222222222); compare them with driftproof diff"
+        "drift does not apply: the skill sha256 changed (000000000000 → 222222222222); "
+        "compare them with driftproof diff"
     )
     suite = drift(STORED_RECEIPT, sentinel_receipt(moved, suite="3" * 64))
     assert suite.status == DriftStatus.NOT_APPLICABLE and "the suite sha256 changed" in suite.headline
