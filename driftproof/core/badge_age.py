@@ -2,11 +2,12 @@
 and hands in the receipt's age in days.
 
 The day is the receipt's own (``run.finished_at``, else ``created_at``, else ``run.started_at``: its first ten
-characters, ``YYYY-MM-DD``, UTC); the model is the one the run asked for (the alias, ``run.lane.model_requested``),
-else the one id its replies reported. The badge turns ``lightgrey`` when the receipt is older than
-``stale_after`` days (``age_days > stale_after``: at exactly ``stale_after`` days it is still current), when it
-records no day (an unknown age is never read as current), when ``driftproof stale`` says an arm of it no longer
-stands, or when the sentinel found it drifted.
+characters, ``YYYY-MM-DD``, UTC), named only on a TESTED receipt (nothing below it was verified). The model is
+the one the run asked for (the alias, ``run.lane.model_requested``), else the one id its replies reported.
+
+The badge turns ``lightgrey`` when the receipt is older than ``stale_after`` days (``age_days > stale_after``:
+at exactly ``stale_after`` days it is still current), when it records no day (an unknown age is never read as
+current), when ``driftproof stale`` says an arm of it no longer stands, or when the sentinel found it drifted.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from driftproof.core.models import Receipt
+from driftproof.core.words import Verification
 
 #: Why a badge is grey, each as its one word in the docs.
 TOO_OLD, NO_DAY, NOT_STANDING, DRIFTED = "too_old", "no_day", "not_standing", "drifted"
@@ -72,8 +74,11 @@ def too_old(age_days: int, stale_after: int) -> bool:
 def verified(
     receipt: Receipt, age_days: int | None, stale_after: int, *, stands: bool | None = None, drifted: bool = False
 ) -> Verified:
-    """The badge's "verified" part of ``receipt``, ``age_days`` old (``None`` when it records no day)."""
-    day = verified_day(receipt)
+    """The badge's "verified" part of ``receipt``, ``age_days`` old (``None`` when it records no day).
+
+    Only a TESTED receipt was verified: below it (a stub run, a smoke run, an import) the badge names no day.
+    """
+    day = verified_day(receipt) if receipt.verification == Verification.TESTED else None
     grey = None
     if day is None or age_days is None:
         grey = NO_DAY

@@ -70,6 +70,19 @@ def test_badge_age_unknown_when_no_day_is_recorded() -> None:
     assert badge_json(read_receipt(made), verified)["message"] == "passing · lift +0.40"
 
 
+def test_badge_age_names_no_day_below_tested() -> None:
+    # an import (DECLARED) or a stub run (UNVERIFIED) was never verified: its day is when it was written
+    made = reseal(dated(), lambda body: body.update(verification="DECLARED", verification_reason="imported"))
+    verified = badge_verified(made, date(2026, 12, 2), 30)
+    assert (verified.day, verified.grey) == (None, "no_day")
+    assert badge_json(read_receipt(made), verified) == {
+        "schemaVersion": 1,
+        "label": "fixture",
+        "message": "no verdict · lift +0.40",
+        "color": "lightgrey",
+    }
+
+
 def test_badge_command_takes_stale_after_and_today(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_receipt(dated(), tmp_path / "receipt.json")
     assert main(["badge", str(path), "--today", "2026-12-31"]) == 0
