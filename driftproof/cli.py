@@ -146,15 +146,35 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_badge(args: argparse.Namespace) -> int:
+    from driftproof.badge_age import badge_verified, parse_day, today_utc
     from driftproof.core.reading import read_receipt
     from driftproof.receipts import badge_text, load_receipt, write_badge
 
-    reading = read_receipt(load_receipt(args.receipt, read_restamped_smoke=True))
+    if args.stale_after < 0:
+        raise InputError(f"--stale-after: expected a whole number of days from 0, got {args.stale_after}")
+    today = parse_day(args.today) if args.today else today_utc()
+    receipt = load_receipt(args.receipt, read_restamped_smoke=True)
+    reading, verified = read_receipt(receipt), badge_verified(receipt, today, args.stale_after)
     if args.output:
-        print(f"badge: {write_badge(reading, Path(args.output))}")
+        print(f"badge: {write_badge(reading, Path(args.output), verified)}")
     else:
-        print(badge_text(reading), end="")
+        print(badge_text(reading, verified), end="")
     return 0
+
+
+def _cmd_drift(args: argparse.Namespace) -> int:
+    from driftproof.core.drift import drift, drift_json
+    from driftproof.drift_report import render_drift
+    from driftproof.receipts import load_receipt
+
+    before = load_receipt(args.old, read_restamped_smoke=True)
+    after = load_receipt(args.new, read_restamped_smoke=True)
+    result = drift(before, after)
+    if args.format == "json":
+        print(json.dumps(drift_json(result), indent=2, ensure_ascii=False))
+    else:
+        print(render_drift(result, before_label=str(args.old), after_label=str(args.new)), end="")
+    return 1 if result.drifted else 0
 
 
 def gate_exit(status: Status, fail_on: FailOn) -> int:
@@ -305,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``validate``, ``view``, ``diff``, ``export`` and ``badge``: commands that read receipts."""
+    """``validate``, ``view``, ``diff``, ``export``, ``badge`` and ``drift``: commands that read receipts."""
     p = sub.add_parser("validate", help="check receipts against their schema and seal")
     p.add_argument("receipts", nargs="+", metavar="RECEIPT")
     p.set_defaults(handler=_cmd_validate)
@@ -335,7 +355,21 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p = sub.add_parser("badge", help="write a receipt's shields.io endpoint badge JSON")
     p.add_argument("receipt", metavar="RECEIPT")
     p.add_argument("-o", "--output", metavar="FILE", help="write the JSON here (atomically) instead of stdout")
+    p.add_argument(
+        "--stale-after",
+        type=int,
+        default=DEFAULTS.stale_after,
+        metavar="DAYS",
+        help=f"grey when the receipt is older than DAYS days (default {DEFAULTS.stale_after})",
+    )
+    p.add_argument("--today", metavar="YYYY-MM-DD", help="the date the age is measured on (default: today, UTC)")
     p.set_defaults(handler=_cmd_badge)
+
+    p = sub.add_parser("drift", help="did an arm move with the skill and suite unchanged (exit 1: drifted)")
+    p.add_argument("old", metavar="OLD", help="the stored receipt")
+    p.add_argument("new", metavar="NEW", help="today's receipt of the same skill and suite")
+    p.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    p.set_defaults(handler=_cmd_drift)
 
     _add_stale(sub)
     _add_regrade(sub)

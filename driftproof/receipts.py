@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from driftproof.atomic import write_text, write_together
 from driftproof.bounded import RECEIPT, load_json_bytes, read_file
 from driftproof.core.badge import badge_json
+from driftproof.core.badge_age import Verified
 from driftproof.core.models import READ_RESTAMPED_SMOKE, Receipt
 from driftproof.core.reading import ReceiptReading
 from driftproof.core.seal import check_seal
@@ -264,16 +265,16 @@ def _file_chunks(doc: dict[str, Any]) -> Iterator[bytes]:
     yield "".join(pending).encode("utf-8")
 
 
-def badge_text(reading: ReceiptReading) -> str:
+def badge_text(reading: ReceiptReading, verified: Verified | None = None) -> str:
     """The shields.io endpoint JSON of a receipt (decided in `driftproof.core.badge`) as file text: one line."""
-    return json.dumps(badge_json(reading), ensure_ascii=False) + "\n"
+    return json.dumps(badge_json(reading, verified), ensure_ascii=False) + "\n"
 
 
-def write_badge(reading: ReceiptReading, path: Path) -> Path:
+def write_badge(reading: ReceiptReading, path: Path, verified: Verified | None = None) -> Path:
     """Write the badge JSON of ``reading`` to ``path`` atomically; return the path.
 
     Serve the file from the default branch (``raw.githubusercontent.com``) and point
     ``https://img.shields.io/endpoint?url=...`` at it; never publish it from a pull request's run.
     """
-    write_text(path, badge_text(reading))
+    write_text(path, badge_text(reading, verified))
     return path

@@ -28,6 +28,7 @@ from driftproof.action.baseline import ensure_safe_directory, read_default_branc
 from driftproof.action.config import ActionConfig
 from driftproof.action.github import Event, GitHubClient
 from driftproof.action.promote import promote
+from driftproof.action.sentinel import check_event, drift_exit, drift_outputs, file_issue, sentinel_drift, with_drift
 from driftproof.action.shards import merge_in_workspace, shard_receipt_path
 from driftproof.action.workflow import (
     add_mask,
@@ -41,6 +42,7 @@ from driftproof.action.workflow import (
     write_outputs,
 )
 from driftproof.atomic import write_text
+from driftproof.badge_age import badge_verified, today_utc
 from driftproof.core.carry_sentences import TITLE_PROMOTED
 from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
@@ -105,6 +107,7 @@ OUTPUTS = (
     "lift-per-1k",
     "draws-needed",
     "baseline-stands",
+    "drifted",
     "receipt",
     "report",
     "badge",
@@ -198,14 +201,16 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
     if activity == Activity.MISSING_SECRET:
         names = " and ".join(config.missing_model_secrets(environ))
         raise WorkflowError(no_api_key(names), no_api_key_fix(names.split()[0]))
+    if config.sentinel:  # a scheduled re-run of the default branch: before any call, refuse it on a PR or a push
+        check_event(event)
     for name in ("ANTHROPIC_LOG", "OPENAI_LOG"):
         if environ.get(name, "").strip():
             warning(sdk_logging(name), stream=out)
     files = _files(config, activity)
     client = _client(ctx, http)
-    branch = event.default_branch or event.base_ref
+    branch = event.default_branch or event.base_ref or (_ref_branch(event) if config.sentinel else None)
     before: Receipt | None = None
-    if event.is_pull_request:  # read first: the run draws until its comparison with it is settled
+    if event.is_pull_request or config.sentinel:  # read first: the run draws until its comparison is settled
         if branch is None:
             raise GitHubError("the event payload names no default branch to read the stored receipt from")
         before = _baseline(ctx, branch, client)
@@ -213,7 +218,9 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
     store = activity == Activity.STORE_RECEIPT
     if config.junit is not None and config.in_workspace(config.junit).is_dir():  # refused before any model call
         raise InputError(f"input 'junit': {config.junit} is a directory; name a file such as {config.junit}/junit.xml")
-    request = _request(ctx, files, before, as_reference=store or config.as_reference, label=labels[0])
+    request = _request(
+        ctx, files, before, as_reference=store or config.as_reference or config.sentinel, label=labels[0]
+    )
     standing = _standing(ctx, before, request, labels[0]) if before is not None else None
     if config.shard == MERGE:  # the job after a matrix's shard jobs: their receipts, merged, are this run's
         receipt = merge_in_workspace(config.workspace, config.receipt_path, config.in_workspace(files.receipt))
@@ -225,7 +232,9 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         return _shard_done(ctx, receipt, reading, files)
     result = diff(before, receipt, readings=(read_receipt(before), reading)) if before is not None else None
     decision = decide(reading, result, baseline_stands=standing.stands if standing is not None else None)
-    report = redact(_report(receipt, reading, before, result, labels, files, event.is_pull_request, standing), secrets)
+    drifted = sentinel_drift(before, receipt) if config.sentinel else None
+    report = _report(receipt, reading, before, result, labels, files, event.is_pull_request, standing)
+    report = redact(with_drift(drifted, report, labels), secrets)
     write_text(config.in_workspace(files.report), report)
     paths = {"receipt": files.receipt, "report": files.report, "badge": files.badge}
     short = render_summary(
@@ -244,13 +253,21 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         append_summary(config.summary_path, redact(f"{short}\n---\n\n{report}", secrets))
     if activity == Activity.PR_COMMENT and config.comment:
         _comment(ctx, client, report, files)
-    write_badge(reading, config.in_workspace(files.badge))
+    if config.sentinel:
+        file_issue(
+            client, drifted, bool(decision.regressed_cases), report, report_path=files.report, out=out, secrets=secrets
+        )
+    stands = standing.stands if standing is not None else None
+    verified = badge_verified(
+        receipt, today_utc(), config.stale_after, stands=stands, drifted=bool(drifted and drifted.drifted)
+    )
+    write_badge(reading, config.in_workspace(files.badge), verified)
     if config.junit is not None:
         _write_junit(config.in_workspace(config.junit), receipt, result, labels)
     _annotate(ctx, decision, labels)
-    outputs = {**decision.outputs(), **paths}
+    outputs = {**decision.outputs(), **drift_outputs(drifted), **paths}
     _set_outputs(ctx, outputs)
-    code = decision.exit_code(config.fail_on)
+    code = drift_exit(decision.exit_code(config.fail_on), drifted, config.fail_on)
     out.write(run_result(outputs, code, str(config.fail_on) if decision.compared else None) + "\n")
     return code
 
@@ -321,7 +338,7 @@ def _request(
         judge_base_url=config.judge_base_url,
         reference=reference,
         as_reference=as_reference,
-        carry_baseline=config.carry_baseline,
+        carry_baseline=config.carry_baseline and not config.sentinel,  # a carried arm could never move
         reference_label=label,
         shard=config.shard if config.shard != MERGE else None,
         environ=dict(ctx.environ),
@@ -330,6 +347,11 @@ def _request(
         placebo=config.placebo,
         plan_by_case=True,  # the same plan as driftproof plan, before the first call
     )
+
+
+def _ref_branch(event: Event) -> str | None:
+    """The branch a scheduled run checked out (``refs/heads/main``), when the payload names no default branch."""
+    return event.ref.removeprefix("refs/heads/") if event.ref and event.ref.startswith("refs/heads/") else None
 
 
 def _standing(ctx: _Ctx, before: Receipt, request: RunRequest, label: str) -> BaselineStanding:

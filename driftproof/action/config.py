@@ -61,6 +61,10 @@ class ActionConfig(BaseModel):
     shard: str | None = Field(
         default=None, description="INDEX/COUNT: run that shard only; merge: merge the shard jobs' receipts; None: all."
     )
+    sentinel: bool = Field(
+        default=DEFAULTS.sentinel, description="A scheduled re-run of the default branch compared for drift."
+    )
+    stale_after: int = Field(default=DEFAULTS.stale_after, description="Days after which the badge turns grey.")
     budget: int | None = Field(description="Token budget: no call starts that could pass it; None: no budget.")
     budget_usd: float | None = Field(description="Dollar budget at the price table's prices; None: no budget.")
     workspace: Path = Field(description="GITHUB_WORKSPACE, the checked-out repository.")
@@ -109,6 +113,8 @@ class ActionConfig(BaseModel):
             badge_path=_relative_path("badge-path", get("badge-path", DEFAULTS.badge_path)),
             junit=_relative_path("junit", given) if (given := get("junit")) else None,
             shard=_shard(s) if (s := get("shard")) else None,
+            sentinel=_boolean("sentinel", get("sentinel", str(DEFAULTS.sentinel).lower())),
+            stale_after=_count("stale-after", get("stale-after", str(DEFAULTS.stale_after))),
             budget=_positive_int("budget", b, maximum=LIMITS.tokens) if (b := get("budget")) else DEFAULTS.budget,
             budget_usd=_usd("budget-usd", u) if (u := get("budget-usd")) else DEFAULTS.budget_usd,
             workspace=Path(environ.get("GITHUB_WORKSPACE") or "."),

@@ -27,7 +27,7 @@ from driftproof.action.workflow import truncate_comment
 from driftproof.credentials import redact
 from driftproof.errors import GitHubError
 
-__all__ = ["COMMENT_MARKER", "CommentResult", "Event", "GitHubClient", "GitHubError"]
+__all__ = ["COMMENT_MARKER", "CommentResult", "Event", "GitHubClient", "GitHubError", "IssueResult"]
 
 COMMENT_MARKER = "<!-- driftproof:comment -->"
 """Hidden first line of the sticky PR comment; the only way the Action finds it again."""
@@ -156,6 +156,15 @@ class CommentResult:
     url: str
 
 
+@dataclass(frozen=True)
+class IssueResult:
+    """What :meth:`GitHubClient.upsert_issue` did."""
+
+    action: Literal["opened", "updated"]
+    number: int
+    url: str
+
+
 class _Comment(NamedTuple):
     id: int
     login: str
@@ -210,6 +219,45 @@ class GitHubClient:
         if not isinstance(comment_id, int) or not isinstance(url, str):
             raise GitHubError(f"GitHub API {path} answered without a comment id and html_url")
         return CommentResult(action=action, id=comment_id, url=url)
+
+    def upsert_issue(self, title: str, body: str, marker: str) -> IssueResult:
+        """Update the open issue whose body carries ``marker`` (the oldest, if several), or open one; the body is
+        redacted and capped, the marker its first line. Pull requests, which the issues list also returns, are
+        skipped."""
+        text = truncate_comment(redact(_with_marker(body, marker), self._secrets))
+        number = self._find_issue(marker)
+        if number is None:
+            path = f"/repos/{self.repository}/issues"
+            response = self._request("POST", path, json_body={"title": title, "body": text})
+            action: Literal["opened", "updated"] = "opened"
+        else:
+            path = f"/repos/{self.repository}/issues/{number}"
+            response = self._request("PATCH", path, json_body={"body": text})
+            action = "updated"
+        data = self._json(response, "POST" if number is None else "PATCH", path)
+        found, url = _dig(data, "number"), _dig(data, "html_url")
+        if not isinstance(found, int) or not isinstance(url, str):
+            raise GitHubError(f"GitHub API {path} answered without an issue number and html_url")
+        return IssueResult(action=action, number=found, url=url)
+
+    def _find_issue(self, marker: str) -> int | None:
+        """The number of the oldest open issue (not pull request) whose body carries ``marker``."""
+        numbers: list[int] = []
+        url: str | None = f"{self.api_url}/repos/{self.repository}/issues"
+        params: dict[str, str] | None = {"state": "open", "per_page": "100"}
+        for _ in range(_MAX_PAGES):
+            if url is None:
+                break
+            response = self._request("GET", url, params=params)
+            page = self._json(response, "GET", httpx.URL(url).path)
+            if not isinstance(page, list):
+                raise GitHubError(f"GitHub API GET {httpx.URL(url).path} did not answer with a list")
+            for item in page:
+                number = _dig(item, "number")
+                if _has_marker(item, marker) and _dig(item, "pull_request") is None and isinstance(number, int):
+                    numbers.append(number)
+            url, params = response.links.get("next", {}).get("url"), None
+        return min(numbers, default=None)
 
     def fetch_file(self, path: str, ref: str) -> bytes | None:
         """A file's bytes at ``ref`` through the contents API; ``None`` when GitHub says 404."""
@@ -312,6 +360,9 @@ def _hint(status: int, endpoint: str) -> str:
         return " (the github-token input is missing, wrong or expired)"
     if status == 403 and "/contents/" in endpoint:
         return " (give the job 'permissions: contents: read')"
+    an_issue = endpoint.endswith("/issues") or ("/issues/" in endpoint and "/comments" not in endpoint)
+    if status in (403, 410) and an_issue:  # the sentinel's issue (410: Issues are turned off)
+        return " (give the job 'permissions: issues: write', and turn Issues on for the repository)"
     if status == 403:
         return " (give the job 'permissions: pull-requests: write'; a fork PR's token is read-only)"
     return ""

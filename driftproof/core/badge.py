@@ -9,6 +9,9 @@ The label says what the badge measures, so that a README reader does not take ``
 request passed": the skill's name when the receipt gives one (the directory that holds the skill file, else
 the suite's name: ``reading.skill_name``), else ``skill lift``.
 
+With ``verified`` (`driftproof.core.badge_age`) the message ends "verified 2026-12-01 on claude-sonnet-5-5" and the
+color is ``lightgrey`` when the receipt is too old, records no day, no longer stands or drifted.
+
 Only the endpoint schema's keys are written: shields.io refuses a badge with any other key.
 """
 
@@ -16,7 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from driftproof.core.badge_age import Verified
 from driftproof.core.decision import needed_draws
+from driftproof.core.drift_sentences import verified_on
 from driftproof.core.reading import ReceiptReading
 from driftproof.core.sentences import BADGE_WORDS, NO_DRAW_COUNT, SMOKE_RUN, draws_per_arm_needed
 from driftproof.core.words import CaseVerdict, Status
@@ -33,7 +38,11 @@ COLORS: Mapping[Status, str] = {
 }
 
 
-def badge_message(reading: ReceiptReading) -> str:
+GREY = "lightgrey"
+"""The color of a badge whose receipt is too old, records no day, no longer stands or drifted."""
+
+
+def badge_message(reading: ReceiptReading, verified: Verified | None = None) -> str:
     """The badge's right-hand text: status word, draws needed when underpowered, the signed lift.
 
     >>> from driftproof.core.reading import ReceiptReading
@@ -55,14 +64,16 @@ def badge_message(reading: ReceiptReading) -> str:
             parts.append(NO_DRAW_COUNT)
     if reading.lift is not None:
         parts.append(f"lift {reading.lift:+.2f}")
+    if verified is not None and verified.day is not None:
+        parts.append(verified_on(verified.day, verified.model))
     return " · ".join(parts)
 
 
-def badge_json(reading: ReceiptReading) -> dict[str, object]:
+def badge_json(reading: ReceiptReading, verified: Verified | None = None) -> dict[str, object]:
     """The shields.io endpoint JSON: ``schemaVersion``, ``label``, ``message``, ``color`` and nothing else."""
     return {
         "schemaVersion": 1,
         "label": reading.skill_name or LABEL,
-        "message": badge_message(reading),
-        "color": COLORS[reading.status],
+        "message": badge_message(reading, verified),
+        "color": GREY if verified is not None and verified.grey is not None else COLORS[reading.status],
     }

@@ -49,6 +49,10 @@ class Defaults:
     """Where the Action stores the default branch's receipt."""
     badge_path: str = ".driftproof/badge.json"
     """Where the Action writes the shields.io endpoint JSON."""
+    stale_after: int = 30
+    """Days after which the badge turns grey (``driftproof badge --stale-after``, the Action's ``stale-after``)."""
+    sentinel: bool = False
+    """The Action's ``sentinel`` input: a scheduled re-run compared with the stored receipt for drift."""
     budget: int | None = None
     """No token budget (``--budget``, the Action's ``budget``): the run draws as the stopping rule asks."""
     budget_usd: float | None = None

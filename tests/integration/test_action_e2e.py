@@ -245,6 +245,7 @@ def test_fork_pr_without_secrets_is_skipped_with_a_notice(tmp_path: Path, github
         "lift-per-1k": "n/a",
         "draws-needed": "",
         "baseline-stands": "",
+        "drifted": "",
         "receipt": "",
         "report": "",
         "badge": "",

@@ -6,11 +6,15 @@ Routes (``owner/name`` must be the served repository):
   ``page``, with a ``Link: <...>; rel="next"`` header while pages remain.
 - ``POST /repos/{o}/{r}/issues/{n}/comments`` and ``PATCH /repos/{o}/{r}/issues/comments/{id}``: bodies
   over 65,536 characters are refused with 422, as GitHub does.
+- ``GET /repos/{o}/{r}/issues?state=open`` (paginated as comments are; pull requests are items too, with a
+  ``pull_request`` key, as GitHub lists them), ``POST /repos/{o}/{r}/issues`` and
+  ``PATCH /repos/{o}/{r}/issues/{n}``: the sentinel's issue.
 - ``GET /repos/{o}/{r}/contents/{path}?ref=``: the JSON form (base64) or raw bytes for
   ``Accept: application/vnd.github.raw+json``; 404 when the file is not served.
 
 ``fail(method, kind, status)`` makes every later call of that kind answer ``status`` with a GitHub-style
-error body; kinds are ``list``, ``create``, ``update`` and ``contents``. A wrong or missing token is 401.
+error body; kinds are ``list``, ``create``, ``update``, ``contents``, ``issues`` (the list), ``open_issue``
+and ``update_issue``. A wrong or missing token is 401.
 
 >>> with FakeGitHub() as gh:
 ...     gh.base_url.startswith("http://127.0.0.1:"), gh.comments(7)
@@ -55,6 +59,8 @@ class FakeGitHub:
         self._lock = threading.Lock()
         self._comments: dict[int, list[dict[str, Any]]] = {}
         self._files: dict[tuple[str, str], bytes] = {}
+        self._issues: list[dict[str, Any]] = []
+        self._next_issue = 100
         self._failures: dict[tuple[str, str], tuple[int, str]] = {}
         self._requests: list[GitHubRequest] = []
         self._next_id = 1000
@@ -82,6 +88,20 @@ class FakeGitHub:
         """Seed a comment (someone else's by default) and return its id."""
         with self._lock:
             return self._create(number, body, user or {"login": "octocat", "type": "User"})["id"]
+
+    def issues(self) -> list[dict[str, Any]]:
+        """Every issue (pull requests seeded with ``add_issue(pull_request=True)`` included), oldest first."""
+        with self._lock:
+            return [dict(i) for i in self._issues]
+
+    def add_issue(self, title: str, body: str, *, pull_request: bool = False, state: str = "open") -> int:
+        """Seed an issue (or, with ``pull_request``, a pull request as the issues list shows one); its number."""
+        with self._lock:
+            issue = self._open_issue(title, body, {"login": "octocat", "type": "User"})
+            issue["state"] = state
+            if pull_request:
+                issue["pull_request"] = {"url": f"{self.base_url}/repos/{self.repository}/pulls/{issue['number']}"}
+            return int(issue["number"])
 
     def serve_file(self, ref: str, path: str, content: bytes) -> None:
         with self._lock:
@@ -114,6 +134,42 @@ class FakeGitHub:
         self._comments.setdefault(number, []).append(comment)
         return comment
 
+    def _open_issue(self, title: str, body: str, user: dict[str, str]) -> dict[str, Any]:
+        self._next_issue += 1
+        number = self._next_issue
+        issue = {
+            "number": number,
+            "title": title,
+            "body": body,
+            "state": "open",
+            "user": dict(user),
+            "html_url": f"https://github.test/{self.repository}/issues/{number}",
+        }
+        self._issues.append(issue)
+        return issue
+
+    def _issue_route(self, rest: str, request: GitHubRequest) -> tuple[int, dict[str, str], bytes] | None:
+        """The issue routes, or ``None`` when ``rest`` is not one."""
+        if rest == "/issues" and request.method in ("GET", "POST"):
+            if failure := self._failures.get((request.method, "issues" if request.method == "GET" else "open_issue")):
+                return _error(*failure)
+            if request.method == "GET":
+                state = request.query.get("state", "open")
+                shown = [i for i in self._issues if state == "all" or i["state"] == state]
+                return self._paged(shown, "/issues", request.query)
+            title = request.body.get("title") if isinstance(request.body, dict) else None
+            if not isinstance(title, str) or not title:
+                return _error(422, "Validation Failed", [{"message": "title is required"}])
+            return self._write(request, lambda body: self._open_issue(title, body, BOT))
+        if (m := re.fullmatch(r"/issues/(\d+)", rest)) and request.method == "PATCH":
+            if failure := self._failures.get(("PATCH", "update_issue")):
+                return _error(*failure)
+            found = [i for i in self._issues if i["number"] == int(m.group(1))]
+            if not found:
+                return _error(404, "Not Found")
+            return self._write(request, lambda body: _update(found[0], body))
+        return None
+
     def _answer(self, request: GitHubRequest) -> tuple[int, dict[str, str], bytes]:
         self._requests.append(request)
         prefix = f"/repos/{self.repository}"
@@ -122,6 +178,8 @@ class FakeGitHub:
         if not request.path.startswith(prefix + "/"):
             return _error(404, "Not Found")
         rest = request.path[len(prefix) :]
+        if (issue := self._issue_route(rest, request)) is not None:
+            return issue
         if m := re.fullmatch(r"/issues/(\d+)/comments", rest):
             kind = "list" if request.method == "GET" else "create"
             if failure := self._failures.get((request.method, kind)):
@@ -154,13 +212,17 @@ class FakeGitHub:
         return status, {"content-type": "application/json"}, json.dumps(apply(body)).encode()
 
     def _page(self, number: int, query: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        return self._paged(self._comments.get(number, []), f"/issues/{number}/comments", query)
+
+    def _paged(
+        self, items: list[dict[str, Any]], route: str, query: dict[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
         per_page = min(100, int(query.get("per_page", "30")))
         page = int(query.get("page", "1"))
-        items = self._comments.get(number, [])
         chunk = items[(page - 1) * per_page : page * per_page]
         headers = {"content-type": "application/json"}
         if page * per_page < len(items):
-            path = f"/repos/{self.repository}/issues/{number}/comments"
+            path = f"/repos/{self.repository}{route}"
             url = f"{self.base_url}{path}?per_page={per_page}&page={page + 1}"
             headers["link"] = f'<{url}>; rel="next"'
         return 200, headers, json.dumps(chunk).encode()

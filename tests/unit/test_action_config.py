@@ -217,6 +217,7 @@ OUTPUTS = {
     "lift-per-1k",
     "draws-needed",
     "baseline-stands",
+    "drifted",
     "receipt",
     "report",
     "badge",
@@ -263,3 +264,15 @@ def test_docs_table_every_input_and_output() -> None:
 
     for name in [*action_yml()["inputs"], *OUTPUTS]:
         assert f"| `{name}` |" in docs, name
+
+
+def test_sentinel_and_stale_after_inputs() -> None:
+    unset = ActionConfig.from_environ(environ())
+    assert (unset.sentinel, unset.stale_after) == (False, 30)
+    given = ActionConfig.from_environ({**environ(), "INPUT_SENTINEL": "True", "INPUT_STALE-AFTER": "7"})
+    assert (given.sentinel, given.stale_after) == (True, 7)
+    with pytest.raises(InputError) as caught:
+        ActionConfig.from_environ({**environ(), "INPUT_STALE-AFTER": "a month"})
+    assert str(caught.value) == "input 'stale-after' must be a whole number from 0 to 10000, got 'a month'"
+    with pytest.raises(InputError, match="input 'sentinel' must be true or false"):
+        ActionConfig.from_environ({**environ(), "INPUT_SENTINEL": "weekly"})

@@ -88,6 +88,7 @@ def test_readme_and_example_workflows_use_only_declared_inputs_and_outputs() -> 
     sources = {
         "README": readme_action_section(),
         **{p.name: p.read_text(encoding="utf-8") for p in (ROOT / ".github" / "workflows").glob("*.yml")},
+        **{p.name: p.read_text(encoding="utf-8") for p in (ROOT / "examples" / "workflows").glob("*.yml")},
     }
     used_somewhere = 0
     for name, text in sources.items():

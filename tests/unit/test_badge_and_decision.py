@@ -15,7 +15,7 @@ from driftproof.core.diff import diff
 from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
 from driftproof.receipts import write_receipt
-from tests.support.builders import receipt
+from tests.support.builders import receipt, reseal
 
 BASE = [0.20, 0.25, 0.30]
 UP = {"a": ([0.60, 0.65, 0.70], BASE)}  # lift +0.40, 400 skill tokens: +1.00 per 1k
@@ -53,11 +53,12 @@ def test_badge_reads_passing_or_regressed_only_on_a_separation(made: Receipt, me
 
 
 def test_badge_command_writes_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write_receipt(r(UP), tmp_path / "receipt.json")
-    assert main(["badge", str(path)]) == 0
-    assert json.loads(capsys.readouterr().out)["message"] == "passing · lift +0.40"
+    finished = reseal(r(UP), lambda body: body["run"].update(finished_at="2026-12-01T09:30:00Z"))
+    path = write_receipt(finished, tmp_path / "receipt.json")
+    assert main(["badge", str(path), "--today", "2026-12-02"]) == 0
+    assert json.loads(capsys.readouterr().out)["message"] == "passing · lift +0.40 · verified 2026-12-01 on model-1"
     out = tmp_path / "public" / "badge.json"
-    assert main(["badge", str(path), "-o", str(out)]) == 0
+    assert main(["badge", str(path), "-o", str(out), "--today", "2026-12-02"]) == 0
     assert json.loads(out.read_text(encoding="utf-8"))["color"] == "brightgreen"
     assert [p.name for p in out.parent.iterdir()] == ["badge.json"]  # no temp file left behind
 
