@@ -53,6 +53,12 @@ class Defaults:
     """No token budget (``--budget``, the Action's ``budget``): the run draws as the stopping rule asks."""
     budget_usd: float | None = None
     """No dollar budget (``--budget-usd``, the Action's ``budget-usd``)."""
+    canary_tolerance: float = 0.10
+    """Judge-anchor canaries (docs/canaries.md): the judge drifted when the mean absolute deviation of the canary
+    means from their expected scores is above it, and two receipts' judges disagree when the mean absolute
+    difference of their canary means is above it."""
+    canaries: bool = True
+    """Every run re-judges the suite's canaries, or the default set when it has none (``--no-canaries``: none)."""
 
 
 DEFAULTS = Defaults()
