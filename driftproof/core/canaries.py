@@ -146,3 +146,17 @@ def mean_abs_difference(before: Canaries, after: Canaries) -> float | None:
     then = {c.id: c.mean for c in before.canaries if c.mean is not None}
     pairs = [abs(c.mean - then[c.id]) for c in after.canaries if c.mean is not None and c.id in then]
     return mean(pairs) if pairs else None
+
+
+def anchors_text(canaries: Canaries | None) -> str:
+    """One side's canaries in a diff's list of differences.
+
+    >>> anchors_text(None)
+    'none'
+    """
+    if canaries is None:
+        return "none"
+    if canaries.judge_drifted is None or canaries.mean_abs_deviation is None:
+        return f"unscored ({len(canaries.canaries)} canaries)"
+    state = "drifted" if canaries.judge_drifted else "held"
+    return f"judge {state}, mean absolute deviation {canaries.mean_abs_deviation:.3f} ({canaries.set_sha256[:12]})"
