@@ -74,13 +74,14 @@ class CanarySet:
         ]
 
 
-def canary_set(suite: Suite, enabled: bool) -> CanarySet | None:
-    """The suite's canaries, else the default set; ``None`` with ``--no-canaries``."""
+def canary_set(suite: Suite, enabled: bool, *, default: bool = False) -> CanarySet | None:
+    """The suite's canaries, else (``--default-canaries``) the default set; ``None`` with ``--no-canaries`` or when
+    the suite has none and the default set was not asked for."""
     if not enabled:
         return None
     if suite.canaries:
         return CanarySet("suite", suite.canaries)
-    return CanarySet("default", default_set())
+    return CanarySet("default", default_set()) if default else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,7 +99,9 @@ class RunRequest:
     batch: bool = False
     """``--batch``: send each round's answers, then its judge calls, through the provider's batch API."""
     canaries: bool = DEFAULTS.canaries
-    """Re-judge the suite's canaries (or the default set) with the run's judge; ``--no-canaries``: none."""
+    """Re-judge the suite's canaries with the run's judge; ``--no-canaries``: none."""
+    default_canaries: bool = DEFAULTS.default_canaries
+    """``--default-canaries``: a suite without ``canaries:`` re-judges the default set shipped with Driftproof."""
 
 
 @dataclass(frozen=True)
@@ -285,7 +287,7 @@ def run_suite(
         lane.close()
         judge.close()
         raise
-    anchors = canary_set(suite, request.canaries)
+    anchors = canary_set(suite, request.canaries, default=request.default_canaries)
     job = CanaryJob(anchors, plan.price) if anchors is not None else None
     spool = TranscriptSpool() if request.keep_transcripts else None  # the answers archive, written as draws finish
     try:

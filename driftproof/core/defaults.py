@@ -58,7 +58,10 @@ class Defaults:
     means from their expected scores is above it, and two receipts' judges disagree when the mean absolute
     difference of their canary means is above it."""
     canaries: bool = True
-    """Every run re-judges the suite's canaries, or the default set when it has none (``--no-canaries``: none)."""
+    """A run re-judges the suite's ``canaries:`` (``--no-canaries``: none)."""
+    default_canaries: bool = False
+    """A suite without ``canaries:`` is run without any unless ``--default-canaries`` asks for the shipped set: it
+    costs judge calls on every run and anchors the judge on a task unrelated to the suite (docs/canaries.md)."""
 
 
 DEFAULTS = Defaults()
