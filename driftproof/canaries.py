@@ -116,9 +116,9 @@ class CanaryJob:
                     got = split_samples(future.result(), len(group))
                     self._stop_if_fatal(judge, got)
                     for j, one in zip(group, got, strict=False):
-                        record = judge_sample(self.canaries.canaries[k].grading, one).sample
-                        scores[k][j] = record.score if record.valid else None
-                        usages.append(record.usage)
+                        sample = judge_sample(self.canaries.canaries[k].grading, one).sample
+                        scores[k][j] = sample.score if sample.valid else None
+                        usages.append(sample.usage)
                     missing[k].extend(group[len(got) :])
                 if not any(missing.values()):
                     break

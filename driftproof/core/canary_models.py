@@ -24,7 +24,9 @@ class CanaryScore(_Model):
     expected: Score
     """The score the canary was pre-graded at, from 0 to 1."""
     answer_sha256: Sha256 = Field(description="SHA-256 of the canary's answer text.")
-    rubric_sha256: Sha256 = Field(description="SHA-256 of the task, rubric or criteria and judge template it is graded with.")
+    rubric_sha256: Sha256 = Field(
+        description="SHA-256 of the task, rubric or criteria and judge template it is graded with."
+    )
     scores: list[Score]
     """The valid judge samples' scores, in sample order."""
     invalid: Count = 0

@@ -58,7 +58,10 @@ def test_a_stub_run_rejudges_the_canaries_and_view_and_diff_read_them(
     record = load_receipt(held).canaries
     assert record is not None and record.source == "suite" and record.judge_drifted is False
     # the unscripted stub judge scores an anchor as pre-graded: 0.9 and 1.0, two samples each → MAD 0
-    assert [(c.id, c.scores, c.case_id) for c in record.canaries] == [("good", [0.9, 0.9], "c1"), ("own", [1.0, 1.0], None)]
+    assert [(c.id, c.scores, c.case_id) for c in record.canaries] == [
+        ("good", [0.9, 0.9], "c1"),
+        ("own", [1.0, 1.0], None),
+    ]
     overhead = load_receipt(held).economics.judge_overhead
     assert overhead.canaries is not None and overhead.canaries.judge_calls == 4  # 2 canaries × 2 samples, apart
     assert overhead.judged_draws_missing_usage == 6  # the case arms' 1 case × 2 arms × 3 draws only
@@ -68,8 +71,10 @@ def test_a_stub_run_rejudges_the_canaries_and_view_and_diff_read_them(
     capsys.readouterr()
     assert main(["run", str(path), "-o", str(drifted), "--script", str(script), *FAST]) == 0
     said = capsys.readouterr().err
-    assert "driftproof: canaries: judge drifted: the canaries' mean absolute deviation from their expected scores " \
+    assert (
+        "driftproof: canaries: judge drifted: the canaries' mean absolute deviation from their expected scores "
         "is 0.400 (tolerance 0.10; mean difference -0.400; 2 canaries × 2 judge samples)" in said
+    )
 
     assert main(["view", str(drifted), "--format", "markdown"]) == 0
     view = capsys.readouterr().out
