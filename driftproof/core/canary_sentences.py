@@ -57,7 +57,7 @@ def means_apart(difference: float, tolerance: float, count: int) -> str:
     """Why two receipts' canaries disagree: their means are apart beyond the tolerance.
 
     >>> means_apart(0.125, 0.1, 4)
-    'the 4 canaries\\' means differ by 0.125 on average, above the tolerance 0.10'
+    "the 4 canaries' means differ by 0.125 on average, above the tolerance 0.10"
     """
     return f"the {count} canaries' means differ by {difference:.3f} on average, above the tolerance {tolerance:.2f}"
 
