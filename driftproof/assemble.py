@@ -15,6 +15,8 @@ from driftproof.core.economics import sum_usage
 from driftproof.core.models import (
     Arm,
     ArmUsage,
+    Canaries,
+    CanaryOverhead,
     Case,
     Counts,
     Economics,
@@ -70,6 +72,10 @@ class RunContext:
     """Drawn to the deeper rule of a stored reference receipt (``--as-reference``)."""
     shard: Shard | None = None
     """Which part of the suite the run drew (``--shard``); ``None`` for the whole suite."""
+    canaries: Canaries | None = None
+    """The judge-anchor canaries as judged (`driftproof.canaries`); ``None`` when the run judged none."""
+    canary_overhead: CanaryOverhead | None = None
+    """What judging them cost, reported apart in ``economics.judge_overhead.canaries``."""
 
 
 def verification(runner: Runner, ctx: RunContext) -> tuple[Verification, str | None]:
@@ -102,7 +108,8 @@ def judge_overhead(runner: Runner, ctx: RunContext) -> JudgeOverhead:
         for result in case[arm].values()
         if result.judged
     ]
-    return economics.judge_overhead(ctx.judge_model, ctx.price, judged)
+    overhead = economics.judge_overhead(ctx.judge_model, ctx.price, judged)
+    return overhead.model_copy(update={"canaries": ctx.canary_overhead}) if ctx.canary_overhead else overhead
 
 
 def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
@@ -131,6 +138,7 @@ def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
         ),
         "transcripts": ctx.transcripts,
         "placebo": placebo_record(runner.options.placebo_text),
+        "canaries": ctx.canaries,
     }
     return seal_receipt(body)
 

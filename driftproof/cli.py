@@ -219,6 +219,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         quick=args.quick,
         resume=args.resume,
         batch=args.batch,
+        canaries=args.canaries,
+        default_canaries=args.default_canaries,
         keep_transcripts=args.keep_transcripts,
         price_table=Path(args.price_table) if args.price_table else None,
         reference=Path(args.reference) if args.reference else None,
@@ -502,6 +504,17 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
         "--batch",
         action="store_true",
         help="send each round's answers, then its judge calls, through the provider's batch API (half price, slow)",
+    )
+    p.add_argument(
+        "--no-canaries",
+        dest="canaries",
+        action="store_false",
+        help="judge none of the suite's judge-anchor canaries (by default every run re-judges them)",
+    )
+    p.add_argument(
+        "--default-canaries",
+        action="store_true",
+        help="a suite without canaries: re-judges the default set shipped with Driftproof (costs judge calls)",
     )
     p.add_argument("--keep-transcripts", action="store_true", help="keep every answer and judge reply beside it")
     p.add_argument("--price-table", metavar="FILE", help="judge prices (JSON) instead of the bundled table")

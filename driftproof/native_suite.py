@@ -21,6 +21,7 @@ from driftproof.safe_text import shorten
 MAX_TEXT = 20_000  # characters of a rubric or one criterion's description
 MAX_PROMPT = 200_000
 MAX_CRITERIA = 50
+MAX_CANARIES = 50
 CASE_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 CHECK_KINDS = ("regex", "contains", "not_contains", "max_chars", "json", "conventional_commit")
 ID_RULE = "1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit"
@@ -109,6 +110,25 @@ class CaseIn(_Strict):
         return self
 
 
+class CanaryIn(_Strict):
+    """A judge-anchor canary: a fixed answer to a case's task (or a task of its own), pre-graded at ``expected``."""
+
+    id: Annotated[str, Field(pattern=CASE_ID)]
+    case: Annotated[str, Field(pattern=CASE_ID)] | None = None
+    prompt: str | None = Field(None, min_length=1, max_length=MAX_PROMPT)
+    rubric: str | None = Field(None, min_length=1, max_length=MAX_TEXT)
+    answer: str = Field(min_length=1, max_length=MAX_PROMPT)
+    expected: Number = Field(ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _graded(self) -> CanaryIn:
+        if self.case is not None and (self.prompt is not None or self.rubric is not None):
+            raise ValueError("give either 'case' (a case id whose task grades it) or 'prompt' and 'rubric', not both")
+        if self.case is None and (self.prompt is None or self.rubric is None):
+            raise ValueError("a canary needs 'case' (a case id of this suite) or both 'prompt' and 'rubric'")
+        return self
+
+
 class SuiteIn(_Strict):
     """A native suite file."""
 
@@ -116,6 +136,7 @@ class SuiteIn(_Strict):
     skill: str | None = Field(None, description="SKILL.md path, relative to the suite file")
     threshold: Number | None = Field(None, ge=0, le=1)
     cases: list[CaseIn] = Field(min_length=1)
+    canaries: list[CanaryIn] | None = Field(None, min_length=1, max_length=MAX_CANARIES)
 
     @field_validator("cases")
     @classmethod
@@ -134,18 +155,21 @@ _NOUN: dict[type[BaseModel], str] = {
     CaseIn: "a case",
     CriterionIn: "a criterion",
     CheckSpec: "a check",
+    CanaryIn: "a canary",
 }
 _SHAPE: dict[type[BaseModel], str] = {
     SuiteIn: "the suite is a mapping with a 'cases' list",
     CaseIn: "a case is a mapping with 'id', 'prompt' and a 'rubric' or 'criteria'",
     CriterionIn: "a criterion is a mapping with 'id', 'description' and 'weight'",
     CheckSpec: "a check is a mapping with 'kind' and its arguments",
+    CanaryIn: "a canary is a mapping with 'id', 'answer', 'expected' and a 'case' (or 'prompt' and 'rubric')",
 }
-_EXAMPLE_KEY = {SuiteIn: "cases", CaseIn: "prompt", CriterionIn: "description", CheckSpec: "kind"}
+_EXAMPLE_KEY = {SuiteIn: "cases", CaseIn: "prompt", CriterionIn: "description", CheckSpec: "kind", CanaryIn: "answer"}
 _LISTS: dict[tuple[type[BaseModel], str], tuple[type[BaseModel], str]] = {
     (SuiteIn, "cases"): (CaseIn, "cases"),
     (CaseIn, "criteria"): (CriterionIn, "criteria"),
     (CaseIn, "checks"): (CheckSpec, "checks"),
+    (SuiteIn, "canaries"): (CanaryIn, "canaries"),
 }
 _EXPECTED = {
     "threshold": "a number from 0 to 1",
@@ -154,6 +178,7 @@ _EXPECTED = {
     "ignore_case": "true or false",
     "max_subject": "a whole number, at least 1",
     "skill": "a path to SKILL.md (text)",
+    "expected": "a number from 0 to 1 (the score the answer should get)",
 }
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from driftproof.assemble import RunContext, build_receipt
 from driftproof.batch_runner import BatchRunner, check_batch_lanes
+from driftproof.canaries import CanaryJob, CanaryRun, canary_set
 from driftproof.carry import NONE, Carry, RunFacts, carry_for
 from driftproof.core.batch_prices import batch_price
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
@@ -102,6 +103,10 @@ class RunRequest:
     """``--batch``: send each round's answers, then its judge calls, through the provider's batch API."""
     placebo: bool = False
     """``--placebo``: draw a third arm given neutral text of the skill's token length (`driftproof.core.placebo`)."""
+    canaries: bool = DEFAULTS.canaries
+    """Re-judge the suite's canaries with the run's judge; ``--no-canaries``: none."""
+    default_canaries: bool = DEFAULTS.default_canaries
+    """``--default-canaries``: a suite without ``canaries:`` re-judges the default set shipped with Driftproof."""
 
 
 @dataclass(frozen=True)
@@ -287,6 +292,8 @@ def run_suite(
         lane.close()
         judge.close()
         raise
+    anchors = canary_set(suite, request.canaries, default=request.default_canaries)
+    job = CanaryJob(anchors, plan.price) if anchors is not None else None
     spool = TranscriptSpool() if request.keep_transcripts else None  # the answers archive, written as draws finish
     try:
         runner, started = _draw(
@@ -306,10 +313,21 @@ def run_suite(
                 *plan.lines,
             ),
             spool,
+            job,
         )
         archive = spool.archive(out) if spool is not None else None
         receipt = _seal(
-            request, runner, plan, counts, (lane, judge, judge_model), skill_path, skill_text, started, archive, shard
+            request,
+            runner,
+            plan,
+            counts,
+            (lane, judge, judge_model),
+            skill_path,
+            skill_text,
+            started,
+            archive,
+            shard,
+            job.result if job is not None else None,
         )
         write_receipt(receipt, out, beside={archive.path: archive.lines} if archive else None)  # both, or neither
     finally:
@@ -330,6 +348,7 @@ def _seal(
     started: str,
     archive: Archive | None,
     shard: Shard | None,
+    canaries: CanaryRun | None = None,
 ) -> Receipt:
     """The sealed receipt of a finished run (of one shard of the suite when ``shard`` is given)."""
     lane, judge, judge_model = lanes
@@ -352,6 +371,8 @@ def _seal(
         reference_sha256=plan.reference.sha256,
         as_reference=request.as_reference,
         shard=shard,
+        canaries=canaries.record if canaries is not None else None,
+        canary_overhead=canaries.overhead if canaries is not None else None,
     )
     return build_receipt(runner, ctx)
 
@@ -487,6 +508,7 @@ def _draw(
     log_answer: Callable[[str, str, int, str], None] | None,
     said: tuple[str, ...] = (),
     spool: TranscriptSpool | None = None,
+    canaries: CanaryJob | None = None,
 ) -> tuple[Runner, str]:
     """Draw and judge every case; a stopped run keeps its journal only when it holds finished draws."""
     lane, judge = lanes
@@ -513,6 +535,8 @@ def _draw(
     started = _now()
     finished = False
     try:
+        if canaries is not None:  # the judge-anchor canaries first: a judge that cannot be reached stops before a draw
+            canaries.run(judge, options, stream)
         runner.run(journal, resume=request.resume)
         finished = True
         if (needed := budget_needed(runner)) is not None:  # how much budget the refused draws would have needed

@@ -22,9 +22,9 @@ from driftproof.bounded import INPUT, decode, load_data, read_capped, read_file
 from driftproof.core.fields import found
 from driftproof.core.models import CriterionSpec
 from driftproof.errors import InputError
-from driftproof.native_suite import CASE_ID, MAX_CRITERIA, MAX_TEXT, CheckSpec, SuiteIn, explain
+from driftproof.native_suite import CASE_ID, MAX_CRITERIA, MAX_TEXT, CanaryIn, CheckSpec, SuiteIn, explain
 
-__all__ = ["CheckSpec", "Suite", "SuiteCase", "load_suite", "notice_lines", "read_skill"]
+__all__ = ["Canary", "CheckSpec", "Suite", "SuiteCase", "canaries_of", "load_suite", "notice_lines", "read_skill"]
 
 NOT_RUN = "driftproof: not run on this lane: "
 """The prefix of each notice line printed before a run's first call."""
@@ -49,6 +49,19 @@ class SuiteCase:
 
 
 @dataclass(frozen=True, slots=True)
+class Canary:
+    """A judge-anchor canary: a fixed answer, the task and rubric that grade it (``grading``), its expected score."""
+
+    id: str
+    grading: SuiteCase
+    """What the judge is shown with the answer: the case's task and rubric or criteria, or the canary's own."""
+    answer: str
+    expected: float
+    case_id: str | None = None
+    """The suite case it answers; ``None`` when it carries a task of its own."""
+
+
+@dataclass(frozen=True, slots=True)
 class Suite:
     """A loaded suite."""
 
@@ -59,6 +72,8 @@ class Suite:
     skill: Path | None
     cases: tuple[SuiteCase, ...]
     notices: tuple[str, ...] = ()
+    canaries: tuple[Canary, ...] = ()
+    """The suite's own ``canaries:`` (native format only); empty: the run uses the default set."""
 
 
 def _read(path: Path) -> tuple[Any, bytes]:
@@ -86,7 +101,29 @@ def _native(path: Path, data: Any, raw: bytes) -> Suite:
         for c in parsed.cases
     )
     skill = (path.parent / parsed.skill) if parsed.skill else None
-    return Suite(path, "native", parsed.name or path.stem, _sha(raw), skill, cases)
+    canaries = canaries_of(path, parsed.canaries or [], cases)
+    return Suite(path, "native", parsed.name or path.stem, _sha(raw), skill, cases, canaries=canaries)
+
+
+def canaries_of(path: Path, items: list[CanaryIn], cases: tuple[SuiteCase, ...]) -> tuple[Canary, ...]:
+    """The canaries as the run judges them; a duplicate id or an unknown case is one line ``FILE: canaries[k]...``."""
+    by_id = {c.id: c for c in cases}
+    seen: set[str] = set()
+    found_canaries = []
+    for k, item in enumerate(items):
+        if item.id in seen:
+            raise InputError(f"{path}: canaries[{k}].id: canary id '{item.id}' appears twice")
+        seen.add(item.id)
+        if item.case is not None and item.case not in by_id:
+            listed = ", ".join(list(by_id)[:10]) + (f", ... ({len(by_id)} cases)" if len(by_id) > 10 else "")
+            raise InputError(f"{path}: canaries[{k}].case: '{item.case}' is not a case of this suite (cases: {listed})")
+        if item.case is not None:
+            grading = by_id[item.case]
+            grading = SuiteCase(item.id, grading.prompt, grading.rubric, grading.criteria, None)
+        else:
+            grading = SuiteCase(item.id, item.prompt or "", item.rubric, None, None)
+        found_canaries.append(Canary(item.id, grading, item.answer, item.expected, item.case))
+    return tuple(found_canaries)
 
 
 def _strings(item: dict[str, Any], key: str, where: str) -> list[str]:

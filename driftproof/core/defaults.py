@@ -57,6 +57,15 @@ class Defaults:
     """No token budget (``--budget``, the Action's ``budget``): the run draws as the stopping rule asks."""
     budget_usd: float | None = None
     """No dollar budget (``--budget-usd``, the Action's ``budget-usd``)."""
+    canary_tolerance: float = 0.10
+    """Judge-anchor canaries (docs/canaries.md): the judge drifted when the mean absolute deviation of the canary
+    means from their expected scores is above it, and two receipts' judges disagree when the mean absolute
+    difference of their canary means is above it."""
+    canaries: bool = True
+    """A run re-judges the suite's ``canaries:`` (``--no-canaries``: none)."""
+    default_canaries: bool = False
+    """A suite without ``canaries:`` is run without any unless ``--default-canaries`` asks for the shipped set: it
+    costs judge calls on every run and anchors the judge on a task unrelated to the suite (docs/canaries.md)."""
 
 
 DEFAULTS = Defaults()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from driftproof.core.between import DIFF_RULE, compare_between
+from driftproof.core.canaries import anchors_disagree, anchors_text
 from driftproof.core.compare import Comparison
 from driftproof.core.models import Judge, Receipt
 from driftproof.core.reading import (
@@ -142,9 +143,13 @@ def like_for_like(before: Receipt, after: Receipt) -> NotLikeForLike | None:
     if b != a:
         providers = (Difference(PROVIDER_FIELD, b, a),)
         parts.append(different_providers(b, a))
+    anchors: tuple[Difference, ...] = ()
+    if (why := anchors_disagree(before.canaries, after.canaries)) is not None:  # judge-anchor canaries (0.17)
+        anchors = (Difference("canaries", anchors_text(before.canaries), anchors_text(after.canaries)),)
+        parts.append(why)
     if not parts:
         return None
-    return NotLikeForLike(" · ".join(parts), judges + providers)
+    return NotLikeForLike(" · ".join(parts), judges + providers + anchors)
 
 
 def _short(d: Difference) -> str:

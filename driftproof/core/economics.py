@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from driftproof.core.models import JudgeOverhead, Price, Usage
+from driftproof.core.models import CanaryOverhead, JudgeOverhead, Price, Usage
 
 CHARS_PER_TOKEN = 4
 """The coarse yardstick for text whose tokens no endpoint counted: ceil(chars / 4)."""
@@ -79,3 +79,15 @@ def judge_overhead(model: str | None, price: Price | None, judged: Iterable[Sequ
         judged_draws_counted=counted,
         judged_draws_missing_usage=missing,
     )
+
+
+def canary_overhead(price: Price | None, usages: Sequence[Usage | None], calls: int) -> CanaryOverhead:
+    """What re-judging the canaries cost: their judge samples' usage summed and priced, held apart.
+
+    >>> price = Price(input_per_mtok=1, output_per_mtok=5, source="t")
+    >>> o = canary_overhead(price, [Usage(input_tokens=600, output_tokens=40), None], 2)
+    >>> o.usage.input_tokens, o.cost_usd, o.judge_calls  # (600 * 1 + 40 * 5) / 1e6 = 0.0008
+    (600, 0.0008, 2)
+    """
+    usage = sum_usage(usages)
+    return CanaryOverhead(usage=usage, cost_usd=cost(usage, price), judge_calls=calls)

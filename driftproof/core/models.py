@@ -17,6 +17,8 @@ from typing import Any, Literal
 from pydantic import Field, ValidationInfo, model_validator
 
 from driftproof.core.budget_model import RunBudget as RunBudget
+from driftproof.core.canary_models import Canaries as Canaries
+from driftproof.core.canary_models import CanaryScore as CanaryScore
 from driftproof.core.model_base import Count as Count
 from driftproof.core.model_base import ReceiptPart as _Model
 from driftproof.core.model_base import Score as Score
@@ -411,6 +413,17 @@ class Price(_Model):
     """Where the price came from (the dated bundled price table or the --price-table file) and the entry matched."""
 
 
+class CanaryOverhead(_Model):
+    """What re-judging the judge-anchor canaries cost: never mixed into the case arms' figures."""
+
+    usage: Usage = Field(default_factory=Usage)
+    """Usage the canaries' judge samples reported, summed; retried attempts are not in it."""
+    cost_usd: float | None = None
+    """usage priced at the judge's price, in USD; null without a price."""
+    judge_calls: Count = 0
+    """Logical judge calls made for the canaries (one per judge sample)."""
+
+
 class JudgeOverhead(_Model):
     """What grading cost, kept apart from every figure about the skill. A floor."""
 
@@ -426,6 +439,9 @@ class JudgeOverhead(_Model):
     """Judged draws whose samples reported usage, the draws usage counts; null when not recorded."""
     judged_draws_missing_usage: Count | None = None
     """Judged draws whose samples reported no usage to count; null when not recorded."""
+    canaries: CanaryOverhead | None = None
+    """What re-judging the canaries cost, apart from usage above (which counts the case arms' draws only); null
+    when the run judged no canaries. Since 0.17."""
 
 
 class ArmUsage(_Model):
@@ -511,6 +527,9 @@ class Receipt(_Model):
     shards: list[ShardSeal] | None = None
     """Written by driftproof merge: each shard receipt merged, by index, with its seal and level; null otherwise.
     Since 0.16."""
+    canaries: Canaries | None = None
+    """The judge-anchor canaries re-judged in this run and whether the judge drifted on them; null when the run
+    judged none (--no-canaries, or a receipt written before 0.17). Since 0.17."""
     seal: Seal
     """SHA-256 of the canonical JSON of the receipt without its seal key."""
 

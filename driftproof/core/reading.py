@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from driftproof.core.bands import mean, sample_sd
+from driftproof.core.canaries import drift_mark
 from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.economics import CHARS_PER_TOKEN
 from driftproof.core.import_sentences import NOT_REGRADABLE_AGGREGATES, NOT_REGRADABLE_DECLARED
@@ -303,6 +304,11 @@ class ReceiptReading:
     """What the run did not run of the suite as written (the "Not run on this lane" section)."""
     skill_name: str | None = None
     """The skill's name, for the badge's label (see ``skill_name``)."""
+    judge_drift: str | None = None
+    """``judge drifted`` (or ``judge anchors unscored``) when the receipt's canaries say so: printed beside every
+    verdict; ``None`` when the judge held or the receipt has no canaries."""
+    canaries: str | None = None
+    """The receipt's canaries finding with its figures; ``None`` without canaries."""
 
 
 def lift_of(cases: Sequence[Case]) -> tuple[float | None, float | None]:
@@ -371,4 +377,6 @@ def read_receipt(receipt: Receipt) -> ReceiptReading:
         band_sources=tuple(sources),
         not_run=not_run(receipt),
         skill_name=skill_name(receipt),
+        judge_drift=drift_mark(receipt.canaries),
+        canaries=receipt.canaries.sentence if receipt.canaries is not None else None,
     )

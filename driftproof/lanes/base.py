@@ -114,6 +114,9 @@ class GenerationRequest:
     samples: int = 1
     """Answers asked for in this one request (Chat Completions ``n``): more than 1 only for a lane whose
     `Lane.samples_per_request` allows it."""
+    anchor: float | None = None
+    """A judge-anchor canary's expected score (``arm`` is ``canary``): read by the stub judge only, which scores an
+    anchor at it unless its script says otherwise; no other lane sends it anywhere."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,9 @@ Script format (YAML or JSON)::
         baseline:
           - answer: "..."
             scores: [0.5]
+    canaries:                      # optional: judge scores of a judge-anchor canary, by canary id
+      <canary id>:                 # (unscripted, the stub judge scores a canary at its expected score)
+        scores: [0.4, 0.45]
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ from driftproof.suite import Suite
 
 STUB_MODEL = "stub-model"
 STUB_JUDGE = "stub-judge"
+CANARY_ARM = "canary"
+"""The ``arm`` of a judge-anchor canary's judge request (`driftproof.canaries`)."""
 _CASE_IN_PROMPT = re.compile(r"^- id: (\S+) \(weight", re.M)
 
 
@@ -96,7 +101,12 @@ def load_script(path: Path) -> dict[str, Any]:
                 _parse_entry(entry, f"{path}: cases.{cid}.{arm}[{k}]")
     if "default" in data:
         _parse_entry(data["default"], f"{path}: default")
-    return {**data, "cases": cases}
+    anchors = data.get("canaries", {})
+    if not isinstance(anchors, dict):
+        raise InputError(f"{path}: canaries: a mapping of canary ids to judge scores ({{scores: [...]}})")
+    for key, entry in anchors.items():
+        _parse_entry(entry, f"{path}: canaries.{key}")
+    return {**data, "cases": cases, "canaries": {str(k): v for k, v in anchors.items()}}
 
 
 def check_script(script: dict[str, Any], suite: Suite, path: Path) -> None:
@@ -161,6 +171,9 @@ class StubLane(Lane):
         return "none needed: the stub lane makes no call"
 
     def _entry(self, case_id: str, arm: str, index: int) -> ScriptedDraw | None:
+        if arm == CANARY_ARM:  # a judge-anchor canary: the script's `canaries` entry, never its default
+            anchor = self._script.get("canaries", {}).get(case_id)
+            return _parse_entry(anchor, "script") if anchor is not None else None
         entries = self._script.get("cases", {}).get(case_id, {}).get(arm)
         if entries:
             return _parse_entry(entries[index % len(entries)], "script")
@@ -193,6 +206,8 @@ class StubLane(Lane):
             return Generation(text=text, reported_model=model, attempts=0)
         if entry is not None and entry.scores:
             score = entry.scores[request.sample_index % len(entry.scores)]
+        elif request.anchor is not None:  # an unscripted canary: the stub judge scores it as pre-graded
+            score = _grid(request.anchor)
         else:
             score = self._synthetic(request)
         if score is None:
