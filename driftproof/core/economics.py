@@ -29,12 +29,16 @@ def cost(usage: Usage, price: Price | None) -> float | None:
     >>> price = Price(input_per_mtok=1, output_per_mtok=5, source="t")
     >>> cost(Usage(input_tokens=1_000_000, output_tokens=200_000), price)  # 1 + 0.2 * 5
     2.0
+    >>> free_reads = Price(input_per_mtok=1, output_per_mtok=5, cache_read_per_mtok=0.0, source="t")
+    >>> cost(Usage(cache_read_tokens=1_000_000), free_reads)  # a rate of 0 is a rate, not a missing one
+    0.0
     """
     if price is None:
         return None
     total = (usage.input_tokens or 0) * price.input_per_mtok + (usage.output_tokens or 0) * price.output_per_mtok
-    total += (usage.cache_read_tokens or 0) * (price.cache_read_per_mtok or price.input_per_mtok)
-    total += (usage.cache_write_tokens or 0) * (price.cache_write_per_mtok or price.input_per_mtok)
+    read = price.input_per_mtok if price.cache_read_per_mtok is None else price.cache_read_per_mtok
+    write = price.input_per_mtok if price.cache_write_per_mtok is None else price.cache_write_per_mtok
+    total += (usage.cache_read_tokens or 0) * read + (usage.cache_write_tokens or 0) * write
     return round(total / 1_000_000, 8)
 
 
