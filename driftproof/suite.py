@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,7 +24,16 @@ from driftproof.core.models import CriterionSpec
 from driftproof.errors import InputError
 from driftproof.native_suite import CASE_ID, MAX_CRITERIA, MAX_TEXT, CheckSpec, SuiteIn, explain
 
-__all__ = ["CheckSpec", "Suite", "SuiteCase", "load_suite", "notice_lines", "read_skill"]
+__all__ = [
+    "CheckSpec",
+    "Suite",
+    "SuiteCase",
+    "installed_neighbours",
+    "load_suite",
+    "neighbour_notice",
+    "notice_lines",
+    "read_skill",
+]
 
 NOT_RUN = "driftproof: not run on this lane: "
 """The prefix of each notice line printed before a run's first call."""
@@ -59,6 +68,9 @@ class Suite:
     skill: Path | None
     cases: tuple[SuiteCase, ...]
     notices: tuple[str, ...] = ()
+    neighbours: tuple[Path, ...] = ()
+    """Neighbour skills' SKILL.md files the suite declares (Caliper ``skills[1:]``, native ``neighbours:``):
+    installed beside the skill under test, in both arms, with ``--delivery discover``."""
 
 
 def _read(path: Path) -> tuple[Any, bytes]:
@@ -86,7 +98,11 @@ def _native(path: Path, data: Any, raw: bytes) -> Suite:
         for c in parsed.cases
     )
     skill = (path.parent / parsed.skill) if parsed.skill else None
-    return Suite(path, "native", parsed.name or path.stem, _sha(raw), skill, cases)
+    suite = Suite(path, "native", parsed.name or path.stem, _sha(raw), skill, cases)
+    if not parsed.neighbours:
+        return suite
+    neighbours = tuple(path.parent / n for n in parsed.neighbours)
+    return replace(suite, neighbours=neighbours, notices=tuple(neighbour_notice(suite, n) for n in neighbours))
 
 
 def _strings(item: dict[str, Any], key: str, where: str) -> list[str]:
@@ -177,7 +193,8 @@ _NOT_RUN_KEYS = {
 
 
 def _caliper_skills(path: Path, data: dict[str, Any]) -> tuple[Path | None, list[str]]:
-    """The skill under test (``skills[0]`` when it is a path) and what is said about the others."""
+    """The skill under test (``skills[0]`` when it is a path) and what is said about the others (their paths:
+    `caliper_neighbours`)."""
     if "skill" in data:
         raise InputError(f"{path}: skill: became skills: in v0.10; see Caliper's docs/MIGRATING-to-skills.md")
     skills = data.get("skills")
@@ -198,6 +215,27 @@ def _caliper_skills(path: Path, data: dict[str, Any]) -> tuple[Path | None, list
         note = f"skills[0]: a git source (repo: {first['repo']}), which Driftproof does not fetch;"
         return None, [f"{note} give --skill PATH to a local copy of its SKILL.md", *said]
     return (path.parent / first).resolve(), said  # the skill under test is named in the receipt's skill.path
+
+
+def _caliper_neighbours(path: Path, data: dict[str, Any]) -> tuple[Path, ...]:
+    """The local neighbour skills of a checked ``skills:`` list (``skills[1:]`` given as paths)."""
+    skills = data.get("skills") or []
+    return tuple((path.parent / e).resolve() for e in skills[1:] if isinstance(e, str))
+
+
+def neighbour_notice(suite: Suite, neighbour: Path) -> str:
+    """The notice a neighbour gets when it is not installed (any delivery but ``discover``)."""
+    return f"neighbours: {neighbour}, a neighbour skill, is not installed (only --delivery discover installs it)"
+
+
+def installed_neighbours(suite: Suite) -> Suite:
+    """The suite as a ``discover`` run reads it: its local neighbours are installed, so no notice says otherwise."""
+    if suite.format == "caliper":  # a local entry's notice; a git source's (``skills[k]: repo ...``) stays
+        local = re.compile(r"^skills\[\d+\]: (?!repo ).*, a neighbour skill, is not installed$")
+        kept = tuple(n for n in suite.notices if not local.match(n))
+    else:
+        kept = tuple(n for n in suite.notices if n not in {neighbour_notice(suite, p) for p in suite.neighbours})
+    return replace(suite, notices=kept)
 
 
 def _source(entry: str | dict[str, Any]) -> str:
@@ -257,7 +295,8 @@ def _caliper(path: Path, data: dict[str, Any], raw: bytes) -> Suite:
             notices.append(left_out)
     if not cases:
         raise InputError(f"{path}: tasks: no task has an expect:, so nothing can be graded on this lane")
-    return Suite(path, "caliper", path.name.removesuffix(".eval.yaml"), _sha(raw), skill, tuple(cases), tuple(notices))
+    name = path.name.removesuffix(".eval.yaml")
+    return Suite(path, "caliper", name, _sha(raw), skill, tuple(cases), tuple(notices), _caliper_neighbours(path, data))
 
 
 def _sha(raw: bytes) -> str:

@@ -1,0 +1,86 @@
+"""The sentences of a run over many skills (``driftproof run --skills``, ``--changed``; the Action's ``skills``)
+and of which skill fired per draw. Pure.
+
+Beside ``driftproof.core.sentences`` (at its size cap), in the same manner: each string written once, as a
+constant or a small function of parts its caller has already formatted. ``docs/monorepo.md`` quotes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+NOT_TOUCHED = "not touched by this change"
+SUITE_NAMES = "suite.yaml, suite.yml, suite.json, evals/evals.json or one *.eval.yaml"
+"""The suite files looked for beside each SKILL.md, in this order."""
+
+
+def skill_runs(name: str, because: str | None) -> str:
+    """The line before a skill's run: why it runs.
+
+    >>> skill_runs("alpha", "skills/alpha/SKILL.md")
+    'driftproof: runs alpha: touched by this change (skills/alpha/SKILL.md)'
+    >>> skill_runs("alpha", None)
+    'driftproof: runs alpha: every skill runs (no --changed)'
+    """
+    why = f"touched by this change ({because})" if because is not None else "every skill runs (no --changed)"
+    return f"driftproof: runs {name}: {why}"
+
+
+def skill_skipped(name: str) -> str:
+    """The line for a skill the change leaves alone.
+
+    >>> skill_skipped("beta")
+    'driftproof: skips beta: not touched by this change'
+    """
+    return f"driftproof: skips {name}: {NOT_TOUCHED}"
+
+
+def skills_tally(ran: int, skipped: int, base: str | None) -> str:
+    """The closing line of a run over many skills.
+
+    >>> skills_tally(1, 2, "origin/main")
+    'driftproof: 1 skill run, 2 skipped (not touched since origin/main)'
+    >>> skills_tally(0, 1, "origin/main")
+    'driftproof: no skill is touched since origin/main: nothing to run'
+    """
+    if ran == 0:
+        return f"driftproof: no skill is touched since {base}: nothing to run"
+    noun = "skill" if ran == 1 else "skills"
+    tail = f", {skipped} skipped (not touched since {base})" if base is not None else ""
+    return f"driftproof: {ran} {noun} run{tail}"
+
+
+def no_suite(skill: str) -> str:
+    """A SKILL.md with no suite beside it: refused, never dropped silently.
+
+    >>> no_suite("skills/gamma/SKILL.md")  # doctest: +ELLIPSIS
+    'skills/gamma/SKILL.md: suite: none beside it (looked for suite.yaml, ...); add one beside it or narrow --skills'
+    """
+    return f"{skill}: suite: none beside it (looked for {SUITE_NAMES}); add one beside it or narrow --skills"
+
+
+def bad_ref(ref: str, said: str) -> str:
+    """``--changed`` names no commit.
+
+    >>> bad_ref("origin/nope", "unknown revision")
+    "--changed: 'origin/nope' is not a commit in this repository (git: unknown revision); fetch it or name another"
+    """
+    return f"--changed: {ref!r} is not a commit in this repository (git: {said}); fetch it or name another"
+
+
+def fired_share(name: str, fired: int, of: int) -> str:
+    """How often one skill fired in an arm's draws.
+
+    >>> fired_share("commit-writer", 3, 4)
+    'commit-writer 3/4'
+    """
+    return f"{name} {fired}/{of}"
+
+
+def fired_line(shares: Sequence[str]) -> str:
+    """The per-arm cell of which skills fired, or a dash when none did.
+
+    >>> fired_line(["commit-writer 3/4", "pr-writer 1/4"]), fired_line([])
+    ('commit-writer 3/4 · pr-writer 1/4', '–')
+    """
+    return " · ".join(shares) if shares else "–"
