@@ -37,6 +37,7 @@ from driftproof.core.sentences import (
 from driftproof.core.stale import BaselineStanding
 from driftproof.core.stopping import REFERENCE_MIN_DRAWS
 from driftproof.core.words import BandSource, CaseVerdict
+from driftproof.fired_report import fired_diff_section, fired_view_section
 from driftproof.markdown import (
     band_text,
     checks_text,
@@ -146,7 +147,7 @@ def render_view(
             src_base=_sources(c.baseline for c in reading.cases),
             legend=_legend(s for c in reading.cases for s in (c.with_skill.band_source, c.baseline.band_source)),
         )
-    )
+    ) + fired_view_section(receipt)  # which skill fired, with neighbours installed (none: nothing added)
 
 
 def render_diff(
@@ -193,7 +194,7 @@ def render_diff(
             legend=_legend(s for c in cases for s in (c.before.band_source, c.after.band_source)),
             breakdowns=None if breakdowns is None else list(zip((before_label, after_label), breakdowns, strict=True)),
         )
-    )
+    ) + fired_diff_section(before, after, before_label, after_label)
 
 
 def render_error_comment(message: str, fix: str) -> str:

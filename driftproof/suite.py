@@ -31,6 +31,7 @@ __all__ = [
     "installed_neighbours",
     "load_suite",
     "neighbour_notice",
+    "neighbour_texts",
     "notice_lines",
     "read_skill",
 ]
@@ -236,6 +237,22 @@ def installed_neighbours(suite: Suite) -> Suite:
     else:
         kept = tuple(n for n in suite.notices if n not in {neighbour_notice(suite, p) for p in suite.neighbours})
     return replace(suite, notices=kept)
+
+
+def neighbour_texts(suite: Suite) -> tuple[str, ...]:
+    """The text of each neighbour SKILL.md the suite declares, read as a SKILL.md is (``discover`` delivery);
+    a missing, unreadable or empty one is refused naming the suite and the path."""
+    field = "skills[k]" if suite.format == "caliper" else "neighbours"
+    texts = []
+    for path in suite.neighbours:
+        try:
+            text = decode(read_capped(path, INPUT, InputError, "a SKILL.md"), str(path), InputError)
+        except OSError as exc:
+            raise InputError(f"{suite.path}: {field}: {path}: cannot be read ({exc.strerror})") from None
+        if not text.strip():
+            raise InputError(f"{suite.path}: {field}: {path}: the neighbour SKILL.md is empty")
+        texts.append(text)
+    return tuple(texts)
 
 
 def _source(entry: str | dict[str, Any]) -> str:

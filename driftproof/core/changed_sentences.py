@@ -84,3 +84,22 @@ def fired_line(shares: Sequence[str]) -> str:
     ('commit-writer 3/4 · pr-writer 1/4', '–')
     """
     return " · ".join(shares) if shares else "–"
+
+
+FIRED_HEADING = "### Which skill fired"
+FIRED_NOTE = (
+    "With `--delivery discover` every skill below was installed together: the count is the draws whose "
+    "transcript shows the skill firing (the Skill tool, or its SKILL.md opened), never scored."
+)
+
+
+def neighbour_took(case: str, name: str, now: str, was: str, under_test: str, fell_to: str, fell_from: str) -> str:
+    """A case where a neighbour fires more and the skill under test less, in the with-skill arm.
+
+    >>> neighbour_took("`c1`", "`pr-writer`", "3/4", "0/4", "`commit-writer`", "1/4", "4/4")  # doctest: +ELLIPSIS
+    '`c1`: `pr-writer` fired in 3/4 with-skill draws (was 0/4) while `commit-writer` fell to 1/4 (was 4/4): a ...'
+    """
+    return (
+        f"{case}: {name} fired in {now} with-skill draws (was {was}) while {under_test} fell to {fell_to} "
+        f"(was {fell_from}): a neighbour took its activations"
+    )
