@@ -74,8 +74,12 @@ def _said(result: subprocess.CompletedProcess[str]) -> str:
     return lines[-1].removeprefix("fatal: ") if lines else f"exit status {result.returncode}"
 
 
-def changed_paths(base: str, root: Path) -> list[str]:
-    """Repository-relative paths changed since ``base`` (committed on this branch, uncommitted, untracked)."""
+def changed_paths(base: str, root: Path, *, merge_base: bool = True) -> list[str]:
+    """Repository-relative paths changed since ``base`` (committed on this branch, uncommitted, untracked).
+
+    ``merge_base=False`` compares with ``base`` itself (``git diff BASE HEAD``), for a shallow clone that holds
+    no merge base (the Action's checkout): a path changed on ``base`` since the branch left it counts too, so a
+    skill is run rather than missed."""
     if not base.strip() or base.startswith("-"):
         raise InputError(f"--changed: {base!r} is not a git ref; give the branch the change is compared with")
     verify = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{base}^{{commit}}"], root)
@@ -83,7 +87,7 @@ def changed_paths(base: str, root: Path) -> list[str]:
         raise InputError(bad_ref(base, _said(verify) if verify.stderr.strip() else "unknown revision"))
     paths: list[str] = []
     for args in (
-        ["diff", "--name-only", "--no-renames", f"{base}...HEAD", "--"],
+        ["diff", "--name-only", "--no-renames", *([f"{base}...HEAD"] if merge_base else [base, "HEAD"]), "--"],
         ["diff", "--name-only", "--no-renames", "HEAD", "--"],
         ["ls-files", "--others", "--exclude-standard"],
     ):
@@ -123,6 +127,10 @@ def find_skills(pattern: str, root: Path) -> list[SkillSuite]:
         )
         found.append(SkillSuite(files, skill, suite))
     names = [s.files.name for s in found]
+    if spaced := next((n for n in names if n != "".join(n.split())), None):
+        raise InputError(
+            f"--skills: the skill folder {spaced!r} holds a space; each receipt is named after it: rename it"
+        )
     if twice := sorted({n for n in names if names.count(n) > 1}):
         raise InputError(f"--skills: two skills share the folder name {twice[0]!r}; each receipt is named after it")
     return found

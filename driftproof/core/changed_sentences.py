@@ -103,3 +103,36 @@ def neighbour_took(case: str, name: str, now: str, was: str, under_test: str, fe
         f"{case}: {name} fired in {now} with-skill draws (was {was}) while {under_test} fell to {fell_to} "
         f"(was {fell_from}): a neighbour took its activations"
     )
+
+
+def set_heading(ran: int, skipped: int) -> str:
+    """The first line of the one PR comment over a set of skills.
+
+    >>> set_heading(2, 1)
+    '**Driftproof · 2 skills run** · 1 not touched by this change'
+    >>> set_heading(0, 3)
+    '**Driftproof · no skill run** · 3 not touched by this change'
+    """
+    runs = "no skill run" if ran == 0 else f"{ran} skill run" if ran == 1 else f"{ran} skills run"
+    return f"**Driftproof · {runs}** · {skipped} {NOT_TOUCHED}"
+
+
+def set_verdict(compared: bool, regressed: int, improved: int) -> str:
+    """A skill's cell in the set's summary table: its calls against the stored receipt, or why there are none.
+
+    >>> set_verdict(True, 1, 0), set_verdict(False, 0, 0)
+    ('1 regressed · 0 improved', 'first run: no stored receipt')
+    """
+    return f"{regressed} regressed · {improved} improved" if compared else "first run: no stored receipt"
+
+
+SET_SKIPPED = "Not run, " + NOT_TOUCHED + ":"
+
+
+def set_unknown_base(reason: str) -> str:
+    """The Action cannot tell which skills a PR touches: every skill runs (never fewer).
+
+    >>> set_unknown_base("git fetch failed")
+    'cannot tell which skills this change touches (git fetch failed): every skill runs'
+    """
+    return f"cannot tell which skills this change touches ({reason}): every skill runs"
