@@ -2,7 +2,8 @@
 
 Every path is repository-relative POSIX text, as ``git diff --name-only`` prints it. A skill is touched when
 a changed path is its SKILL.md, lies anywhere inside its skill folder, is its suite file, or is a file the
-suite references (its ``skill:``, a neighbour skill); a skill none of whose files changed is never selected.
+suite references (its ``skill:``, a neighbour skill); a skill none of whose files changed is never selected,
+and a run's own output (anything under a ``.driftproof`` folder) touches none.
 
 >>> alpha = SkillFiles("alpha", "skills/alpha/SKILL.md", "skills/alpha/suite.yaml", ())
 >>> beta = SkillFiles("beta", "skills/beta/SKILL.md", "skills/beta/suite.yaml", ())
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Selection", "SkillFiles", "folder_of", "normal", "select_touched", "touches"]
+__all__ = ["OUTPUT_FOLDER", "Selection", "SkillFiles", "folder_of", "normal", "select_touched", "touches"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,14 +67,23 @@ def _inside(path: str, folder: str) -> bool:
     return folder == "" or path == folder or path.startswith(folder + "/")
 
 
+OUTPUT_FOLDER = ".driftproof"
+"""Where runs write receipts, reports and journals: a path with this segment is output, never input."""
+
+
 def touches(skill: SkillFiles, path: str) -> bool:
-    """Whether one changed path touches the skill.
+    """Whether one changed path touches the skill (a run's own output, under a ``.driftproof`` folder, never
+    does: the receipt written beside a suite must not make its skill look edited).
 
     >>> s = SkillFiles("a", "skills/a/SKILL.md", "suites/a.yaml", ("shared/style.md",))
     >>> [touches(s, p) for p in ("skills/a/ref/x.md", "suites/a.yaml", "shared/style.md", "skills/ab/SKILL.md")]
     [True, True, True, False]
+    >>> touches(s, "skills/a/.driftproof/receipt.json")
+    False
     """
     changed = normal(path)
+    if OUTPUT_FOLDER in changed.split("/"):
+        return False
     exact = {normal(skill.skill), *(normal(r) for r in skill.references)}
     if skill.suite is not None:
         exact.add(normal(skill.suite))

@@ -130,3 +130,16 @@ def test_a_glob_matching_nothing_is_refused(repo: Path, capsys: pytest.CaptureFi
         said
         == "--skills: 'nowhere/*/SKILL.md' matches no file; give a glob of SKILL.md files, e.g. 'skills/*/SKILL.md'"
     )
+
+
+def test_a_receipt_written_beside_the_suite_does_not_touch_its_skill(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the first run writes skills/beta/.driftproof/receipt.quick.json, untracked, inside beta's folder
+    assert main(["run", "--skills", "skills/*/SKILL.md", "--changed", "pr", *QUICK]) == 0
+    assert not (repo / "skills" / "beta" / ".driftproof").exists()  # nothing touched since pr: nothing ran
+    assert main(["run", "skills/beta/suite.yaml", *QUICK]) == 0
+    assert (repo / "skills" / "beta" / ".driftproof" / "receipt.quick.json").is_file()
+    capsys.readouterr()
+    assert main(["run", "--skills", "skills/*/SKILL.md", "--changed", "pr", *QUICK]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "driftproof: no skill is touched since pr: nothing to run"

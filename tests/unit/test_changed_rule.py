@@ -25,6 +25,7 @@ ROOT = SkillFiles("root", "SKILL.md", "suite.yaml", ())
         (["./skills//beta/SKILL.md"], ["beta"]),  # spelled loosely, compared normalised
         (["skills/alpha/suite.yaml", "shared/tone.md"], ["alpha", "beta"]),
         ([], []),
+        (["skills/alpha/.driftproof/receipt.json"], []),  # a run's own receipt beside the suite: output, not input
     ],
 )
 def test_selection_by_table(changed: list[str], expected: list[str]) -> None:
@@ -51,7 +52,9 @@ def test_normal_drops_dot_segments_and_slashes() -> None:
 
 
 # the skills' own names are drawn often, so that paths land in, beside and near their folders
-named = st.sampled_from(["skills", "alpha", "beta", "alphabet", "suites", "beta.yaml", "shared", "tone.md", "SKILL.md"])
+named = st.sampled_from(
+    ["skills", "alpha", "beta", "alphabet", "suites", "beta.yaml", "shared", "tone.md", "SKILL.md", ".driftproof"]
+)
 segment = named | st.text(alphabet="abcdefgh-_.", min_size=1, max_size=6).filter(lambda s: s not in (".", ".."))
 path = st.lists(segment, min_size=1, max_size=4).map("/".join)
 
@@ -67,7 +70,8 @@ def test_property_a_skill_none_of_whose_files_changed_is_never_selected(changed:
         if not selection.touched:
             folder = selection.skill.skill.rpartition("/")[0]
             files = {selection.skill.skill, selection.skill.suite, *selection.skill.references}
-            assert not any(normal(p) in files or normal(p).startswith(folder + "/") for p in changed)
+            inputs = [normal(p) for p in changed if ".driftproof" not in normal(p).split("/")]
+            assert not any(p in files or p.startswith(folder + "/") for p in inputs)
 
 
 @settings(max_examples=200, deadline=None)

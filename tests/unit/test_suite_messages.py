@@ -206,4 +206,7 @@ def test_a_key_that_is_not_a_plain_name_is_quoted_so_the_line_stays_one_line(tmp
     path.write_text('{"cases": [{"id": "a", "prompt": "p", "rubric": "r"}], "\\n": 1}', encoding="utf-8")
     with pytest.raises(InputError) as caught:
         load_suite(path)
-    assert str(caught.value) == f"{path}: '\\n': not a key of a suite (its keys: name, skill, neighbours, threshold, cases)"
+    assert (
+        str(caught.value)
+        == f"{path}: '\\n': not a key of a suite (its keys: name, skill, neighbours, threshold, cases)"
+    )
