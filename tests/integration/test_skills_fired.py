@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from driftproof.core.diff import diff
+from driftproof.core.export import view_json
 from driftproof.core.reading import read_receipt
 from driftproof.lanes.base import GenerationRequest
 from driftproof.lanes.claude_cli import ClaudeCliLane
@@ -83,6 +84,12 @@ def test_neighbours_are_installed_in_both_arms_and_each_draw_says_which_fired(
     view = render_view(receipt, read_receipt(receipt))
     assert "### Which skill fired" in view
     assert "| `cart` | `commit-writer` 2/2 · `pr-writer` 2/2 | `pr-writer` 2/2 |" in view
+    arms = view_json(read_receipt(receipt))["cases"][0]
+    assert arms["with_skill"]["skills_fired"] == [
+        {"name": "commit-writer", "fired": 2, "of": 2},
+        {"name": "pr-writer", "fired": 2, "of": 2},
+    ]
+    assert arms["baseline"]["skills_fired"] == [{"name": "pr-writer", "fired": 2, "of": 2}]
 
 
 def test_a_sibling_stealing_activations_shows_in_the_comparison(suite_dir: Path, fake_cli: FakeCLI) -> None:
