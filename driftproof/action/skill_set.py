@@ -60,16 +60,20 @@ def _fetched(config: ActionConfig, branch: str) -> str:
     """Fetch the default branch (shallow when the checkout is) and return its ref; raise `InputError` if not."""
     ref = f"refs/remotes/origin/{branch}"
     git = ["git", "-c", f"safe.directory={config.workspace}"]
-    shallow = subprocess.run(
-        [*git, "rev-parse", "--is-shallow-repository"],
-        cwd=config.workspace,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    depth = ["--depth=1"] if shallow.stdout.strip() == "true" else []
-    fetch = [*git, "fetch", "--no-tags", *depth, "origin", f"+refs/heads/{branch}:{ref}"]
-    done = subprocess.run(fetch, cwd=config.workspace, capture_output=True, text=True, check=False, timeout=120)
+    try:
+        shallow = subprocess.run(
+            [*git, "rev-parse", "--is-shallow-repository"],
+            cwd=config.workspace,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        depth = ["--depth=1"] if shallow.stdout.strip() == "true" else []
+        fetch = [*git, "fetch", "--no-tags", *depth, "origin", f"+refs/heads/{branch}:{ref}"]
+        done = subprocess.run(fetch, cwd=config.workspace, capture_output=True, text=True, check=False, timeout=120)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InputError(f"git cannot be run ({exc})") from None
     if done.returncode != 0:
         said = done.stderr.strip().splitlines()
         raise InputError(f"git fetch failed: {said[-1] if said else done.returncode}")
