@@ -49,6 +49,7 @@ def answer_record(gen: Generation) -> AnswerRecord:
         usage=gen.usage,
         captured_files=gen.captured_files,
         skill_fired=gen.skill_fired,
+        skills_fired=gen.skills_fired,
         side_calls=gen.side_calls,
         harness_overhead=gen.extra.get("harness_overhead"),
     )
@@ -112,6 +113,7 @@ def _common(record: AnswerRecord) -> dict[str, Any]:
         "endpoint_attempts": record.attempts,
         "captured_files": list(record.captured_files) if record.captured_files is not None else None,
         "skill_fired": record.skill_fired,
+        "skills_fired": list(record.skills_fired) if record.skills_fired is not None else None,
         "side_calls": list(record.side_calls) if record.side_calls is not None else None,
         "harness_overhead": record.harness_overhead,
     }

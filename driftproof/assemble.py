@@ -12,6 +12,7 @@ from driftproof.core import economics
 from driftproof.core.build import arm_of
 from driftproof.core.carry import own
 from driftproof.core.economics import sum_usage
+from driftproof.core.fired import skill_name
 from driftproof.core.models import (
     Arm,
     ArmUsage,
@@ -37,7 +38,7 @@ from driftproof.core.placebo import PLACEBO_ARM, placebo_record
 from driftproof.core.rounds import replaced_flags
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
-from driftproof.core.words import Verification
+from driftproof.core.words import Delivery, Verification
 from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, judge_ids, rubric_hash, sample_identity
 from driftproof.lanes.base import Lane
 from driftproof.runner import Runner, RunOptions
@@ -198,6 +199,7 @@ def _skill(ctx: RunContext) -> Skill | None:
         sha256=sha256_text(ctx.skill_text),
         chars=len(ctx.skill_text),
         tokens=economics.estimate_tokens(ctx.skill_text),
+        installed_as=skill_name(ctx.skill_text) if ctx.delivery == Delivery.DISCOVER else None,
     )
 
 

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from driftproof._version import __version__
 from driftproof.core.defaults import DEFAULTS
@@ -22,6 +22,9 @@ from driftproof.core.words import Capture, Delivery, FailOn, ImportKind, Provide
 from driftproof.credentials import redact
 from driftproof.errors import DriftproofError, InputError
 from driftproof.safe_text import one_line, printable
+
+if TYPE_CHECKING:
+    from driftproof.run import RunRequest
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -202,14 +205,37 @@ def _lane_and_count_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from driftproof.run import RunRequest, run_suite
+    from driftproof.run import run_suite
     from driftproof.terminal import print_quick, print_run_summary
 
     junit = _junit_target(args)
-    request = RunRequest(
-        suite=Path(args.suite),
-        skill=Path(args.skill) if args.skill else None,
-        out=Path(args.output) if args.output else None,
+    if args.skills is not None or args.changed is not None:  # many skills, or only what a change touches
+        from driftproof.skills_run import run_skills
+
+        if junit is not None and args.skills is not None:
+            raise InputError("--junit: one report per suite; with --skills, run each skill's suite with --junit")
+        return run_skills(args, _run_request)
+    if args.suite is None:
+        raise InputError("run: give a SUITE file, or --skills GLOB for every skill of a repository")
+    outcome = run_suite(_run_request(args, Path(args.suite), Path(args.skill) if args.skill else None, args.output))
+    if args.quick:
+        print_quick(outcome)
+    print_run_summary(outcome)
+    if junit is not None:
+        from driftproof.junit import write_run_junit
+
+        print(f"junit: {write_run_junit(outcome.receipt, junit)}")
+    return 0
+
+
+def _run_request(args: argparse.Namespace, suite: Path, skill: Path | None, out: str | Path | None) -> RunRequest:
+    """The `RunRequest` of ``run``'s flags for one suite (``--skills`` builds one per skill)."""
+    from driftproof.run import RunRequest
+
+    return RunRequest(
+        suite=suite,
+        skill=skill,
+        out=Path(out) if out else None,
         **_lane_and_count_flags(args),
         concurrency=args.concurrency,
         timeout_s=args.timeout,
@@ -228,15 +254,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
         shard=args.shard,
         **_budget_flags(args),
     )
-    outcome = run_suite(request)
-    if args.quick:
-        print_quick(outcome)
-    print_run_summary(outcome)
-    if junit is not None:
-        from driftproof.junit import write_run_junit
-
-        print(f"junit: {write_run_junit(outcome.receipt, junit)}")
-    return 0
 
 
 def _cmd_merge(args: argparse.Namespace) -> int:
@@ -459,18 +476,29 @@ def _add_stale(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``run``: a suite with and without the skill, to a sealed receipt; ``plan``: what it would call, no call."""
-    p = sub.add_parser("run", help="run a suite with and without the skill and write a sealed receipt")
-    _add_run_flags(p)
-    _add_junit_flag(p)
+    run = sub.add_parser("run", help="run a suite with and without the skill and write a sealed receipt")
+    _add_run_flags(run, many=True)
+    _add_junit_flag(run)
+    run.add_argument(
+        "--skills", metavar="GLOB", help="run every skill the glob matches (skills/*/SKILL.md), each suite beside it"
+    )
+    run.add_argument(
+        "--changed", metavar="BASE_REF", help="run only the skills a change since BASE_REF touches (git diff)"
+    )
     p = sub.add_parser("plan", help="print the calls, tokens and dollars a run would take, per case; makes no call")
     _add_run_flags(p)
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(handler=_cmd_plan)
 
 
-def _add_run_flags(p: argparse.ArgumentParser) -> None:
-    """The flags of ``run`` (which ``plan`` takes too)."""
-    p.add_argument("suite", metavar="SUITE", help="suite file: native YAML/JSON, evals/evals.json or .eval.yaml")
+def _add_run_flags(p: argparse.ArgumentParser, *, many: bool = False) -> None:
+    """The flags of ``run`` (which ``plan`` takes too; ``run --skills`` needs no SUITE: ``many``)."""
+    p.add_argument(
+        "suite",
+        metavar="SUITE",
+        nargs="?" if many else None,
+        help="suite file: native YAML/JSON, evals/evals.json or .eval.yaml",
+    )
     p.add_argument("--skill", metavar="PATH", help="SKILL.md (default: the suite's 'skill:')")
     p.add_argument("-o", "--output", metavar="RECEIPT", help="receipt path (default: .driftproof/ beside the suite)")
     _add_lane_flags(p)

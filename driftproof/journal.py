@@ -68,6 +68,7 @@ class AnswerRecord:
     captured_files: tuple[CapturedFileRecord, ...] | None = None
     skill_fired: bool | None = None
     side_calls: tuple[SideCall, ...] | None = None
+    skills_fired: tuple[str, ...] | None = None
     harness_overhead: Mapping[str, Any] | None = None
 
     def to_json(self) -> Entry:

@@ -134,6 +134,9 @@ class SuiteIn(_Strict):
 
     name: str | None = Field(None, max_length=200)
     skill: str | None = Field(None, description="SKILL.md path, relative to the suite file")
+    neighbours: list[str] = Field(
+        default_factory=list, max_length=50, description="neighbour skills' SKILL.md paths, relative to the suite file"
+    )
     threshold: Number | None = Field(None, ge=0, le=1)
     cases: list[CaseIn] = Field(min_length=1)
     canaries: list[CanaryIn] | None = Field(None, min_length=1, max_length=MAX_CANARIES)

@@ -38,6 +38,7 @@ from driftproof.core.sentences import (
 from driftproof.core.stale import BaselineStanding
 from driftproof.core.stopping import REFERENCE_MIN_DRAWS
 from driftproof.core.words import BandSource, CaseVerdict
+from driftproof.fired_report import fired_diff_section, fired_view_section
 from driftproof.markdown import (
     band_text,
     checks_text,
@@ -150,7 +151,7 @@ def render_view(
             legend=_legend(s for c in reading.cases for s in (c.with_skill.band_source, c.baseline.band_source)),
             placebo=placebo_section(receipt, reading),
         )
-    )
+    ) + fired_view_section(receipt)  # which skill fired, with neighbours installed (none: nothing added)
 
 
 def render_diff(
@@ -200,7 +201,7 @@ def render_diff(
             placebo=placebo,
             placebo_line=placebo_line,
         )
-    )
+    ) + fired_diff_section(before, after, before_label, after_label)
 
 
 def render_error_comment(message: str, fix: str) -> str:

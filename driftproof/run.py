@@ -44,7 +44,7 @@ from driftproof.reference import Reference, reference_for
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS, Runner, RunOptions
 from driftproof.safe_text import printable
 from driftproof.sharding import default_shard_out, shard_line, shard_suite
-from driftproof.suite import Suite, load_suite, notice_lines, read_skill
+from driftproof.suite import Suite, installed_neighbours, load_suite, neighbour_texts, notice_lines, read_skill
 from driftproof.transcripts import Archive, TranscriptSpool
 
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
@@ -279,11 +279,15 @@ def run_suite(
         suite = replace(suite, cases=suite.cases[:1])
     suite, shard = shard_suite(request.shard, suite, quick=request.quick)
     skill_path, skill_text = _skill(request, suite)
+    neighbours: tuple[str, ...] = ()
+    if request.delivery == Delivery.DISCOVER and suite.neighbours:  # installed beside the skill, in both arms
+        neighbours, suite = neighbour_texts(suite), installed_neighbours(suite)
     out = request.out or default_out(request.suite, request.quick)
     out = default_shard_out(out, shard) if shard is not None and request.out is None else out
     check_output(out)
     max_failures = _count("max-consecutive-failures", request.max_consecutive_failures, low=0)
     lane, judge, judge_model = make_lanes(request)
+    lane.install_neighbours(neighbours)
     try:  # what can still be refused once the lanes exist: --batch, the reference, the price table, the journal
         if request.batch:
             check_batch_lanes(lane, judge)

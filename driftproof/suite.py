@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,7 +24,19 @@ from driftproof.core.models import CriterionSpec
 from driftproof.errors import InputError
 from driftproof.native_suite import CASE_ID, MAX_CRITERIA, MAX_TEXT, CanaryIn, CheckSpec, SuiteIn, explain
 
-__all__ = ["Canary", "CheckSpec", "Suite", "SuiteCase", "canaries_of", "load_suite", "notice_lines", "read_skill"]
+__all__ = [
+    "Canary",
+    "CheckSpec",
+    "Suite",
+    "SuiteCase",
+    "canaries_of",
+    "installed_neighbours",
+    "load_suite",
+    "neighbour_notice",
+    "neighbour_texts",
+    "notice_lines",
+    "read_skill",
+]
 
 NOT_RUN = "driftproof: not run on this lane: "
 """The prefix of each notice line printed before a run's first call."""
@@ -74,6 +86,9 @@ class Suite:
     notices: tuple[str, ...] = ()
     canaries: tuple[Canary, ...] = ()
     """The suite's own ``canaries:`` (native format only); empty: the run uses the default set."""
+    neighbours: tuple[Path, ...] = ()
+    """Neighbour skills' SKILL.md files the suite declares (Caliper ``skills[1:]``, native ``neighbours:``):
+    installed beside the skill under test, in both arms, with ``--delivery discover``."""
 
 
 def _read(path: Path) -> tuple[Any, bytes]:
@@ -102,7 +117,11 @@ def _native(path: Path, data: Any, raw: bytes) -> Suite:
     )
     skill = (path.parent / parsed.skill) if parsed.skill else None
     canaries = canaries_of(path, parsed.canaries or [], cases)
-    return Suite(path, "native", parsed.name or path.stem, _sha(raw), skill, cases, canaries=canaries)
+    suite = Suite(path, "native", parsed.name or path.stem, _sha(raw), skill, cases, canaries=canaries)
+    if not parsed.neighbours:
+        return suite
+    neighbours = tuple(path.parent / n for n in parsed.neighbours)
+    return replace(suite, neighbours=neighbours, notices=tuple(neighbour_notice(suite, n) for n in neighbours))
 
 
 def canaries_of(path: Path, items: list[CanaryIn], cases: tuple[SuiteCase, ...]) -> tuple[Canary, ...]:
@@ -214,7 +233,8 @@ _NOT_RUN_KEYS = {
 
 
 def _caliper_skills(path: Path, data: dict[str, Any]) -> tuple[Path | None, list[str]]:
-    """The skill under test (``skills[0]`` when it is a path) and what is said about the others."""
+    """The skill under test (``skills[0]`` when it is a path) and what is said about the others (their paths:
+    `caliper_neighbours`)."""
     if "skill" in data:
         raise InputError(f"{path}: skill: became skills: in v0.10; see Caliper's docs/MIGRATING-to-skills.md")
     skills = data.get("skills")
@@ -235,6 +255,43 @@ def _caliper_skills(path: Path, data: dict[str, Any]) -> tuple[Path | None, list
         note = f"skills[0]: a git source (repo: {first['repo']}), which Driftproof does not fetch;"
         return None, [f"{note} give --skill PATH to a local copy of its SKILL.md", *said]
     return (path.parent / first).resolve(), said  # the skill under test is named in the receipt's skill.path
+
+
+def _caliper_neighbours(path: Path, data: dict[str, Any]) -> tuple[Path, ...]:
+    """The local neighbour skills of a checked ``skills:`` list (``skills[1:]`` given as paths)."""
+    skills = data.get("skills") or []
+    return tuple((path.parent / e).resolve() for e in skills[1:] if isinstance(e, str))
+
+
+def neighbour_notice(suite: Suite, neighbour: Path) -> str:
+    """The notice a neighbour gets when it is not installed (any delivery but ``discover``)."""
+    return f"neighbours: {neighbour}, a neighbour skill, is not installed (only --delivery discover installs it)"
+
+
+def installed_neighbours(suite: Suite) -> Suite:
+    """The suite as a ``discover`` run reads it: its local neighbours are installed, so no notice says otherwise."""
+    if suite.format == "caliper":  # a local entry's notice; a git source's (``skills[k]: repo ...``) stays
+        local = re.compile(r"^skills\[\d+\]: (?!repo ).*, a neighbour skill, is not installed$")
+        kept = tuple(n for n in suite.notices if not local.match(n))
+    else:
+        kept = tuple(n for n in suite.notices if n not in {neighbour_notice(suite, p) for p in suite.neighbours})
+    return replace(suite, notices=kept)
+
+
+def neighbour_texts(suite: Suite) -> tuple[str, ...]:
+    """The text of each neighbour SKILL.md the suite declares, read as a SKILL.md is (``discover`` delivery);
+    a missing, unreadable or empty one is refused naming the suite and the path."""
+    field = "skills[k]" if suite.format == "caliper" else "neighbours"
+    texts = []
+    for path in suite.neighbours:
+        try:
+            text = decode(read_capped(path, INPUT, InputError, "a SKILL.md"), str(path), InputError)
+        except OSError as exc:
+            raise InputError(f"{suite.path}: {field}: {path}: cannot be read ({exc.strerror})") from None
+        if not text.strip():
+            raise InputError(f"{suite.path}: {field}: {path}: the neighbour SKILL.md is empty")
+        texts.append(text)
+    return tuple(texts)
 
 
 def _source(entry: str | dict[str, Any]) -> str:
@@ -294,7 +351,17 @@ def _caliper(path: Path, data: dict[str, Any], raw: bytes) -> Suite:
             notices.append(left_out)
     if not cases:
         raise InputError(f"{path}: tasks: no task has an expect:, so nothing can be graded on this lane")
-    return Suite(path, "caliper", path.name.removesuffix(".eval.yaml"), _sha(raw), skill, tuple(cases), tuple(notices))
+    name = path.name.removesuffix(".eval.yaml")
+    return Suite(
+        path,
+        "caliper",
+        name,
+        _sha(raw),
+        skill,
+        tuple(cases),
+        tuple(notices),
+        neighbours=_caliper_neighbours(path, data),
+    )
 
 
 def _sha(raw: bytes) -> str:

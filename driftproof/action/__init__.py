@@ -17,7 +17,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TextIO
 
@@ -30,6 +30,7 @@ from driftproof.action.github import Event, GitHubClient
 from driftproof.action.promote import promote
 from driftproof.action.sentinel import check_event, drift_exit, drift_outputs, file_issue, sentinel_drift, with_drift
 from driftproof.action.shards import merge_in_workspace, shard_receipt_path
+from driftproof.action.skill_set import SetSteps, SkillOutcome, run_skill_set
 from driftproof.action.workflow import (
     add_mask,
     append_summary,
@@ -206,8 +207,37 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
     for name in ("ANTHROPIC_LOG", "OPENAI_LOG"):
         if environ.get(name, "").strip():
             warning(sdk_logging(name), stream=out)
-    files = _files(config, activity)
     client = _client(ctx, http)
+    if config.skills is not None:  # a monorepo: each touched skill as below, then one comment for them all
+        steps = SetSteps(
+            one=lambda c: _one(replace(ctx, config=c), activity, client),
+            comment=lambda report, path: _comment(ctx, client, report, path),
+            finish=lambda outputs, code, compared: _close(ctx, outputs, code, compared),
+        )
+        return run_skill_set(config, event, activity, steps, out)
+    one = _one(ctx, activity, client)
+    if one.decision is None:  # a shard job: its receipt only
+        return one.code
+    if activity == Activity.PR_COMMENT and config.comment:
+        _comment(ctx, client, one.report, one.paths["report"])
+    if config.sentinel:
+        file_issue(
+            client,
+            one.drifted,
+            bool(one.decision.regressed_cases),
+            one.report,
+            report_path=one.paths["report"],
+            out=out,
+            secrets=ctx.secrets,
+        )
+    outputs = {**one.decision.outputs(), **drift_outputs(one.drifted), **one.paths}
+    return _close(ctx, outputs, drift_exit(one.code, one.drifted, config.fail_on), one.decision.compared)
+
+
+def _one(ctx: _Ctx, activity: Activity, client: GitHubClient | None) -> SkillOutcome:
+    """One suite: read the stored receipt, run, diff, decide; write the report, the summary, the badge, the JUnit."""
+    config, event, secrets = ctx.config, ctx.event, ctx.secrets
+    files = _files(config, activity)
     branch = event.default_branch or event.base_ref or (_ref_branch(event) if config.sentinel else None)
     before: Receipt | None = None
     if event.is_pull_request or config.sentinel:  # read first: the run draws until its comparison is settled
@@ -229,7 +259,7 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         receipt = promoted or _run_suite(ctx, request)
     reading = read_receipt(receipt)
     if config.shard not in (None, MERGE):
-        return _shard_done(ctx, receipt, reading, files)
+        return SkillOutcome(_shard_done(ctx, receipt, reading, files), "", None, reading, {})
     result = diff(before, receipt, readings=(read_receipt(before), reading)) if before is not None else None
     decision = decide(reading, result, baseline_stands=standing.stands if standing is not None else None)
     drifted = sentinel_drift(before, receipt) if config.sentinel else None
@@ -251,12 +281,6 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
     )
     if config.summary_path is not None:
         append_summary(config.summary_path, redact(f"{short}\n---\n\n{report}", secrets))
-    if activity == Activity.PR_COMMENT and config.comment:
-        _comment(ctx, client, report, files)
-    if config.sentinel:
-        file_issue(
-            client, drifted, bool(decision.regressed_cases), report, report_path=files.report, out=out, secrets=secrets
-        )
     stands = standing.stands if standing is not None else None
     verified = badge_verified(
         receipt, today_utc(), config.stale_after, stands=stands, drifted=bool(drifted and drifted.drifted)
@@ -265,10 +289,13 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
     if config.junit is not None:
         _write_junit(config.in_workspace(config.junit), receipt, result, labels)
     _annotate(ctx, decision, labels)
-    outputs = {**decision.outputs(), **drift_outputs(drifted), **paths}
+    return SkillOutcome(decision.exit_code(config.fail_on), report, decision, reading, paths, drifted)
+
+
+def _close(ctx: _Ctx, outputs: Mapping[str, str], code: int, compared: bool) -> int:
+    """The step's outputs and its closing line; returns the exit code."""
     _set_outputs(ctx, outputs)
-    code = drift_exit(decision.exit_code(config.fail_on), drifted, config.fail_on)
-    out.write(run_result(outputs, code, str(config.fail_on) if decision.compared else None) + "\n")
+    ctx.out.write(run_result(outputs, code, str(ctx.config.fail_on) if compared else None) + "\n")
     return code
 
 
@@ -434,7 +461,7 @@ def _report(
     return render_view(receipt, reading, title=files.receipt)
 
 
-def _comment(ctx: _Ctx, client: GitHubClient | None, report: str, files: _Files) -> None:
+def _comment(ctx: _Ctx, client: GitHubClient | None, report: str, report_path: str) -> None:
     """Create or update the one sticky comment; a refusal is a warning, never the end of the run."""
     number = ctx.event.pr_number
     if client is None or number is None:
@@ -443,7 +470,7 @@ def _comment(ctx: _Ctx, client: GitHubClient | None, report: str, files: _Files)
     try:
         posted = client.upsert_comment(number, report)
     except GitHubError as exc:
-        warning(comment_not_posted(str(exc), files.report), title=TITLE_COMMENT, stream=ctx.out)
+        warning(comment_not_posted(str(exc), report_path), title=TITLE_COMMENT, stream=ctx.out)
         return
     ctx.out.write(comment_posted(posted.action, posted.url) + "\n")
 

@@ -34,7 +34,10 @@ class ActionConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     skill: str | None = Field(description="SKILL.md path, relative to the workspace; None: the suite's.")
-    suite: str = Field(description="Suite file path, relative to the workspace.")
+    suite: str = Field(description="Suite file path, relative to the workspace; empty with ``skills``.")
+    skills: str | None = Field(
+        default=None, description="A glob of SKILL.md files (skills/*/SKILL.md): run each touched one; None: one suite."
+    )
     receipt_path: str = Field(description="Where the default branch stores its receipt.")
     provider: Provider = Field(description="Lane provider: anthropic, openai or stub.")
     model: str | None = Field(description="Model to run; None: the lane's default.")
@@ -80,13 +83,17 @@ class ActionConfig(BaseModel):
         def get(name: str, default: str = "") -> str:
             return _input(environ, name) or default
 
-        suite = get("suite")
-        if not suite:
+        skills, suite = _skills_glob(get("skills")), get("suite")
+        if skills is not None and (suite or get("skill") or get("shard")):
+            name = "suite" if suite else "skill" if get("skill") else "shard"
+            raise InputError(f"input '{name}': not with 'skills' (each skill's suite is found beside its SKILL.md)")
+        if not suite and skills is None:
             raise InputError("input 'suite' is required: set it under 'with:', e.g. suite: evals/suite.yaml")
         judge_provider = get("judge-provider")
         return cls(
             skill=_relative_path("skill", skill) if (skill := get("skill")) else None,
-            suite=_relative_path("suite", suite),
+            suite=_relative_path("suite", suite) if suite else "",
+            skills=skills,
             receipt_path=_relative_path("receipt-path", get("receipt-path", DEFAULTS.receipt_path)),
             provider=_choice("provider", get("provider", DEFAULTS.provider), Provider),
             model=get("model") or None,
@@ -262,6 +269,18 @@ def _boolean(name: str, value: str) -> bool:
     if lowered in _FALSE:
         return False
     raise InputError(f"input '{name}' must be true or false (or yes/no, 1/0), got {_shown(value)}")
+
+
+def _skills_glob(value: str) -> str | None:
+    """The ``skills`` input: a glob relative to the workspace that can only match inside it."""
+    if not value:
+        return None
+    parts = value.replace("\\", "/").split("/")
+    if value.startswith("/") or ".." in parts:
+        raise InputError(
+            f"input 'skills': a glob relative to the repository root (skills/*/SKILL.md), got {_shown(value)}"
+        )
+    return value
 
 
 def _relative_path(name: str, value: str) -> str:

@@ -35,6 +35,12 @@ def arm_json(arm: ArmSummary) -> dict[str, Any]:
         "skill_fired": None if arm.skill_fired is None else {"fired": arm.skill_fired, "of": arm.skill_fired_of},
         "replaced": arm.replaced,
         "replaced_reasons": sorted(set(arm.replaced_reasons)),
+        # which skills fired, with neighbours installed; absent otherwise, so other output stays as it was
+        **(
+            {"skills_fired": [{"name": c.name, "fired": c.fired, "of": c.of} for c in arm.skills_fired]}
+            if arm.skills_fired
+            else {}
+        ),
     }
 
 

@@ -191,6 +191,10 @@ class Draw(_Model):
     """With files capture, every file the agent left in its working directory; null otherwise."""
     skill_fired: bool | None = None
     """With discover delivery, whether the skill fired, never scored; null otherwise."""
+    skills_fired: list[str] | None = None
+    """With discover delivery, every installed skill (the one under test and the suite's neighbours, by folder
+    name) the transcript shows firing in this draw, in the order they were installed; never scored; null where
+    no skill was installed or before 0.17. Since 0.17."""
     side_calls: list[SideCall] | None = None
     """Harness calls on other models beside the answer; null when none were reported."""
     endpoint_attempts: Count | None = None
@@ -370,6 +374,9 @@ class Skill(_Model):
     """Length of the SKILL.md in characters."""
     tokens: Count
     """ceil(chars / 4), a coarse estimate."""
+    installed_as: str | None = None
+    """With discover delivery, the folder name the skill was installed under (its frontmatter name as a slug),
+    the name draws[].skills_fired gives it; null otherwise and before 0.17. Since 0.17."""
 
 
 class Suite(_Model):

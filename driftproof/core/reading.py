@@ -16,6 +16,7 @@ from driftproof.core.bands import mean, sample_sd
 from driftproof.core.canaries import drift_mark
 from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.economics import CHARS_PER_TOKEN
+from driftproof.core.fired import FiredCount, arm_fired
 from driftproof.core.import_sentences import NOT_REGRADABLE_AGGREGATES, NOT_REGRADABLE_DECLARED
 from driftproof.core.models import Arm, Case, Receipt
 from driftproof.core.plan_sentences import STOPPED_AT_BUDGET
@@ -114,6 +115,8 @@ class ArmSummary:
     replaced: int = 0
     """Lost draws whose call failed and that a later measured draw replaced (left out of R-6)."""
     replaced_reasons: tuple[str, ...] = ()
+    skills_fired: tuple[FiredCount, ...] = ()
+    """With neighbour skills installed (``draws[].skills_fired``), each skill's count over the recording draws."""
 
 
 def summarize(arm: Arm, threshold: float | None) -> ArmSummary:
@@ -142,6 +145,7 @@ def summarize(arm: Arm, threshold: float | None) -> ArmSummary:
         skill_fired_of=fired_of,
         replaced=ev.replaced,
         replaced_reasons=tuple(d.lost_reason or "lost" for d in arm.draws if d.replaced),
+        skills_fired=arm_fired(arm),
     )
 
 

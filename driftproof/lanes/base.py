@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -141,6 +141,9 @@ class Generation:
     timed_out: bool = False
     captured_files: tuple[CapturedFileRecord, ...] | None = None
     skill_fired: bool | None = None
+    skills_fired: tuple[str, ...] | None = None
+    """With ``discover`` delivery, the installed skills (by folder name: the skill under test, its neighbours)
+    the transcript shows firing, in the order they first fired; ``None`` where nothing was installed."""
     side_calls: tuple[SideCall, ...] | None = None
     lost_reason: str | None = None
     #: True when the lane applied the capture rules itself (the CLI lanes, whose model answers as an agent
@@ -207,6 +210,9 @@ class Lane(ABC):
     def credential_names(self) -> tuple[str, ...]:
         """The environment variables this lane reads a credential from (named in errors; never their values)."""
         return ()
+
+    def install_neighbours(self, skills: Sequence[str]) -> None:  # noqa: B027 - only the CLI lanes install
+        """The neighbour skills' texts to install beside the skill under test, in both arms (``discover``)."""
 
     def close(self) -> None:  # noqa: B027 - a no-op default; lanes with clients override it
         """Release clients and processes."""

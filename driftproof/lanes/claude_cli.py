@@ -23,16 +23,18 @@ False
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from driftproof.core.economics import estimate_tokens
+from driftproof.core.fired import slug
 from driftproof.core.models import SideCall, Usage
 from driftproof.core.words import Capture, Delivery, Provider, Surface
 from driftproof.credentials import credential_names
 from driftproof.errors import LaneError
 from driftproof.lanes.base import AttemptFailure, Generation, GenerationRequest, kind_of_status
-from driftproof.lanes.cli import CliLane, json_lines, slug
+from driftproof.lanes.cli import CliLane, json_lines
 from driftproof.lanes.failures import one_line
 from driftproof.lanes.process import DrawDirs, ProcessResult
 
@@ -99,6 +101,9 @@ class ClaudeCliLane(CliLane):
         if self._base_url:
             env["ANTHROPIC_BASE_URL"] = self._base_url
         return env
+
+    def _fired_names(self, result: ProcessResult, names: Sequence[str]) -> tuple[str, ...]:
+        return fired_in(result.stdout, names)
 
     def _skills_root(self, dirs: DrawDirs) -> Path:
         return dirs.home / ".claude" / "skills"
@@ -275,6 +280,12 @@ def _usages(final: dict[str, Any] | None, resolved: str | None) -> tuple[Usage |
         cost_usd=float(total) if isinstance(total, (int, float)) and not per_model else None,
     )
     return (usage if any(v is not None for v in usage.model_dump().values()) else None), sides
+
+
+def fired_in(stdout: str, names: Sequence[str]) -> tuple[str, ...]:
+    """Which installed skills a stream-json transcript shows firing (`_fired` for each), in the order given."""
+    main = [m for m in json_lines(stdout) if m.get("type") == "assistant" and m.get("parent_tool_use_id") is None]
+    return tuple(name for name in names if _fired(main, name))
 
 
 def _fired(main: list[dict[str, Any]], skill: str) -> bool:

@@ -3,23 +3,22 @@
 The process side (one isolated process per draw) is in `driftproof.lanes.process`.
 Nothing here raises for a failed draw: the lanes turn a `ProcessResult` into a lost draw with a reason.
 
->>> skill_name("---\\nname: Commit Writer\\ndescription: x\\n---\\nbody")
-'commit-writer'
+The name a skill is installed under is `driftproof.core.fired.skill_name` (which skill fired is read by it).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import weakref
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 from driftproof.core.defaults import DEFAULTS
+from driftproof.core.fired import skill_name
 from driftproof.core.models import CapturedFileRecord, Harness
 from driftproof.core.words import Capture, Delivery, Surface
 from driftproof.credentials import hold, redact
@@ -41,30 +40,6 @@ from driftproof.lanes.process import (
     stderr_tail,
 )
 from driftproof.lanes.registry import check_choice
-
-DEFAULT_SKILL_NAME = "skill-under-test"
-
-
-def slug(name: str) -> str:
-    """A skill name as a folder name: lower case, runs of other characters as one ``-``.
-
-    >>> slug(" Commit Writer! ")
-    'commit-writer'
-    """
-    return re.sub(r"[^a-z0-9]+", "-", name.strip().strip("\"'").lower()).strip("-")[:64]
-
-
-def skill_name(skill_text: str) -> str:
-    """The folder name a skill is installed under: its frontmatter ``name``, as a `slug`."""
-    lines = skill_text.splitlines()
-    if lines and lines[0].strip() == "---":
-        for line in lines[1:]:
-            if line.strip() == "---":
-                break
-            key, _, value = line.partition(":")
-            if key.strip() == "name" and slug(value):
-                return slug(value)
-    return DEFAULT_SKILL_NAME
 
 
 def install_skill(skills_root: Path, skill_text: str) -> str:
@@ -169,6 +144,7 @@ class CliLane(Lane):
         if not self._secrets:
             names = " or ".join(self.credentials)
             raise LaneError(f"the {self.harness_name} lane found no credential: set {names} in the environment")
+        self._neighbours: tuple[str, ...] = ()
         self._processes = CliProcesses()
         self._draws = draws_root(self._environ)
         self._remove_draws = weakref.finalize(self, remove_tree, self._draws)
@@ -198,6 +174,10 @@ class CliLane(Lane):
     def _argv(self, request: GenerationRequest, dirs: DrawDirs, model: str | None) -> list[str]:
         """The full command line of one draw."""
 
+    def _fired_names(self, result: ProcessResult, names: Sequence[str]) -> tuple[str, ...]:
+        """Which of the installed skills (folder names) the transcript shows firing, in the order given."""
+        return ()
+
     def _retrying(self, result: ProcessResult) -> str | None:
         """What the CLI said it was retrying when the timeout fired (``Claude Code was retrying ...``), if it did."""
         return None
@@ -214,8 +194,12 @@ class CliLane(Lane):
         model = request.model or self._model
         with draw_dirs(self.command, self._draws) as dirs:
             skill = None
-            if request.system and self._delivery == Delivery.DISCOVER:
-                skill = install_skill(self._skills_root(dirs), request.system)
+            installed: list[str] = []
+            if self._delivery == Delivery.DISCOVER:
+                if request.system:
+                    skill = install_skill(self._skills_root(dirs), request.system)
+                    installed.append(skill)
+                installed += [install_skill(self._skills_root(dirs), text) for text in self._neighbours]
             argv = self._argv(request, dirs, model)
             result = self._processes.run(argv, cwd=dirs.work, env=self._env(dirs), timeout_s=self._timeout_s)
             if result.timed_out:
@@ -228,8 +212,14 @@ class CliLane(Lane):
                 gen = Generation(text="", error=reason, timed_out=True, failure=failure, extra=tail)
             else:
                 gen = self._read(result, request, dirs, model, skill)
+            if installed:
+                gen = replace(gen, skills_fired=self._fired_names(result, list(dict.fromkeys(installed))))
             gen = assess(gen, dirs.work if self._capture == Capture.FILES else None)
         return gen
+
+    def install_neighbours(self, skills: Sequence[str]) -> None:
+        """Install these neighbour skills too, in every draw of both arms (``discover`` delivery only)."""
+        self._neighbours = tuple(skills)
 
     def harness(self) -> Harness:
         """The CLI's name and the version its binary printed when the lane started."""

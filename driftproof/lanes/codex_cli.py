@@ -158,6 +158,9 @@ class CodexCliLane(CliLane):
             env["CODEX_API_KEY"] = self._secrets[0]
         return env
 
+    def _fired_names(self, result: ProcessResult, names: Sequence[str]) -> tuple[str, ...]:
+        return fired_in(result.stdout, names)
+
     def _skills_root(self, dirs: DrawDirs) -> Path:
         return dirs.home / ".codex" / "skills"
 
@@ -287,6 +290,13 @@ def _configured_model(codex_home: Path) -> str | None:
             if entry.get("type") == "turn_context" and isinstance(payload, dict) and payload.get("model"):
                 return str(payload["model"])
     return None
+
+
+def fired_in(stdout: str, names: Sequence[str]) -> tuple[str, ...]:
+    """Which installed skills a JSONL transcript shows opened (`_fired` for each), in the order given."""
+    events = json_lines(stdout)
+    items = [e["item"] for e in events if e.get("type") == "item.completed" and isinstance(e.get("item"), dict)]
+    return tuple(name for name in names if _fired(items, name))
 
 
 def _fired(items: list[dict[str, Any]], skill: str) -> bool:

@@ -61,7 +61,8 @@ TABLE: list[tuple[Any, str]] = [
     ),
     (
         {"skills": ["SKILL.md"], **case()},
-        "skills: not a key of a suite (its keys: name, skill, threshold, cases, canaries); did you mean 'skill'?",
+        "skills: not a key of a suite (its keys: name, skill, neighbours, threshold, cases, canaries);"
+        " did you mean 'skill'?",
     ),
     (
         criteria({"id": "c", "description": "d", "wieght": 2}),
@@ -206,5 +207,5 @@ def test_a_key_that_is_not_a_plain_name_is_quoted_so_the_line_stays_one_line(tmp
     path.write_text('{"cases": [{"id": "a", "prompt": "p", "rubric": "r"}], "\\n": 1}', encoding="utf-8")
     with pytest.raises(InputError) as caught:
         load_suite(path)
-    keys = "name, skill, threshold, cases, canaries"
+    keys = "name, skill, neighbours, threshold, cases, canaries"
     assert str(caught.value) == f"{path}: '\\n': not a key of a suite (its keys: {keys})"

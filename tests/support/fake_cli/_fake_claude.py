@@ -297,6 +297,9 @@ class Run:
         self.requested = ALIASES.get(requested, requested)
         self.model = str(spec.get("model") or self.requested)
         self.started = time.monotonic()
+        self.skills: list[str] = []
+        """The skills ``init.skills`` listed; ``skill_calls`` can fire only these (with the Skill tool)."""
+        self.tools: list[str] = []
 
     def init_line(self, tools: list[str], mcp: list[dict[str, str]], skills: list[str]) -> dict[str, Any]:
         mode = str(self.opts.get("permission_mode") or "default")
@@ -537,6 +540,35 @@ def api_retry_lines(run: Run) -> list[dict[str, Any]]:
     ]
 
 
+def _skill_calls(run: Run, served: str, usage: dict[str, int]) -> list[dict[str, Any]]:
+    """``skill_calls``: the Skill tool called with each named skill that is installed (listed in ``init.skills``,
+    by name or folder) while the Skill tool is on, as Claude Code 2.1.332 prints it: a ``tool_use`` block, then
+    the user line with its ``tool_result``. A name not installed is not called (the real tool would refuse it)."""
+    if "Skill" not in run.tools:
+        return []
+    installed = {n.strip().lower().replace(" ", "-") for n in run.skills}
+    lines: list[dict[str, Any]] = []
+    for k, name in enumerate(run.spec.get("skill_calls") or []):
+        if str(name).strip().lower().replace(" ", "-") not in installed:
+            continue
+        use_id = f"toolu_fakeskill{k:02d}"
+        block = {"type": "tool_use", "id": use_id, "name": "Skill", "input": {"skill": str(name)}}
+        lines.append(run.assistant_line([block], served, usage))
+        lines.append(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": use_id, "content": f"Launching skill: {name}"}],
+                },
+                "parent_tool_use_id": None,
+                "session_id": run.session_id,
+                "uuid": str(uuid.uuid4()),
+            }
+        )
+    return lines
+
+
 def respond(run: Run, opts: dict[str, Any], stream: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
     """Append the assistant/user lines to ``stream``; return the result line and files written."""
     spec = run.spec
@@ -586,6 +618,7 @@ def respond(run: Run, opts: dict[str, Any], stream: list[dict[str, Any]]) -> tup
         import json
 
         text = json.dumps(spec["result_json"])
+    stream += _skill_calls(run, served, usage)
     stream.append(run.assistant_line([{"type": "text", "text": text}], served, usage))
     result = run.result_line(
         result=text, total_cost_usd=cost, usage=usage_block(usage), modelUsage=model_usage, num_turns=1
@@ -675,6 +708,7 @@ def _run(parsed: Parsed, stdin_text: str, invocation: common.Invocation) -> int:
     entry.update(scenario=spec["scenario"], scenario_key=key, scenario_index=index)
     run = Run(opts, spec, prompt)
     init = run.init_line(tools, mcp, _skills(sources, os.getcwd()))
+    run.skills, run.tools = list(init["skills"]), tools
     entry["init"] = {k: init[k] for k in ("model", "tools", "mcp_servers", "permissionMode", "skills")}
     if spec["scenario"] in ("crash", "timeout"):
         invocation.log(None if spec["scenario"] == "timeout" else int(spec.get("exit_code", 134)))

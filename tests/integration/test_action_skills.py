@@ -1,0 +1,231 @@
+"""The Action's ``skills`` input end to end (issue 15, monorepos): two skills, real git, the loopback LLM and
+GitHub fakes, the store job's commit step as a non-root user.
+
+1. A PR that touches only ``beta``: ``alpha`` is skipped ("not touched by this change"), ``beta`` is a first run;
+   one comment holds the summary table and ``beta``'s section.
+2. The store job on the push to ``main`` runs every skill and writes ``.driftproof/<skill>/receipt.json`` and
+   badge; the documented commit step, as ``nobody``, commits and pushes them.
+3. The same PR pushed again, now touching ``alpha`` with a worse skill: compared against the stored receipt,
+   regressed, the one comment updated in place, the outputs aggregated.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from driftproof import action
+from driftproof.action.github import COMMENT_MARKER
+from tests.support.action_sim import (
+    KEY,
+    PROMPTS,
+    REPOSITORY,
+    SKILL,
+    TOKEN,
+    ScoredResponder,
+    action_env,
+    pr_payload,
+    push_payload,
+    read_outputs,
+)
+from tests.support.fake_github import FakeGitHub
+from tests.support.fake_llm_server import FakeLLMServer
+
+NOBODY = 65534
+ROOT = Path(__file__).resolve().parents[2]
+BASE = [0.20, 0.25, 0.30]
+GOOD = {
+    "subject-line": {"with_skill": [0.85, 0.85, 0.90], "baseline": BASE},
+    "why-not-what": {"with_skill": [0.75], "baseline": BASE},
+}
+# subject-line: 0.55 ± 0.05 against the stored 0.85 ± 0.024 (12 draws of 0.85, 0.85, 0.90): apart, Δ −0.317
+WORSE = {
+    "subject-line": {"with_skill": [0.50, 0.55, 0.60], "baseline": BASE},
+    "why-not-what": {"with_skill": [0.75], "baseline": BASE},
+}
+INPUTS = {"github-token": TOKEN, "skills": "skills/*/SKILL.md", "suite": "", "skill": ""}
+
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv to act as another uid"
+)
+
+
+def store_step() -> str:
+    """The documented monorepo store job's commit step, verbatim from docs/action.md."""
+    docs = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
+    block = docs.split("- name: Commit the refreshed receipts and badges", 1)[1]
+    run = block.split("run: |\n", 1)[1].split("```", 1)[0]
+    return "\n".join(line.removeprefix(" " * 10) for line in run.splitlines() if line.strip())
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.environ["DRIFTPROOF_TEST_GITCONFIG"]}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
+
+
+def trusting(path: Path, owner: int | None = None) -> Path:
+    path.write_text("[safe]\n\tdirectory = *\n", encoding="utf-8")
+    if owner is not None:
+        os.chown(path, owner, owner)
+    return path
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="driftproof-skills-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def suite_text() -> str:
+    cases = [{"id": cid, "prompt": text, "rubric": "Why, not what."} for cid, text in PROMPTS.items()]
+    return yaml.safe_dump({"name": "commit-writer", "skill": "SKILL.md", "threshold": 0.7, "cases": cases})
+
+
+def seed_repo(shared: Path) -> Path:
+    """A bare upstream whose main holds skills/alpha and skills/beta, each with its suite beside it."""
+    seed = shared / "seed"
+    for name in ("alpha", "beta"):
+        (seed / "skills" / name).mkdir(parents=True)
+        (seed / "skills" / name / "SKILL.md").write_text(SKILL, encoding="utf-8")
+        (seed / "skills" / name / "suite.yaml").write_text(suite_text(), encoding="utf-8")
+    git(seed, "init", "-q", "-b", "main")
+    git(seed, "add", "-A")
+    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "two skills")
+    upstream = shared / "upstream.git"
+    git(shared, "clone", "-q", "--bare", str(seed), str(upstream))
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(upstream)], check=True)
+    return upstream
+
+
+def checkout(upstream: Path, where: Path, branch: str | None = None, touch: str | None = None) -> Path:
+    """``actions/checkout`` (shallow, as it is by default), on a PR branch whose commit edits ``touch``."""
+    git(upstream.parent, "clone", "-q", "--depth=1", f"file://{upstream}", str(where))
+    if branch:
+        git(where, "checkout", "-q", "-b", branch)
+    if touch:
+        with (where / touch).open("a", encoding="utf-8") as f:
+            f.write("\nSay why in one sentence.\n")
+        git(where, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", f"edit {touch}")
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(where)], check=True)
+    return where
+
+
+def run_action(
+    shared: Path, workspace: Path, github: FakeGitHub, llm: FakeLLMServer, *, event: str, payload: object
+) -> tuple[int, dict[str, str], str]:
+    step = shared / f"step-{event}-{len(list(shared.glob('step-*')))}"
+    step.mkdir()
+    env = action_env(
+        step,
+        workspace,
+        github.base_url,
+        event_name=event,
+        payload=payload,  # type: ignore[arg-type]
+        inputs=INPUTS,
+        extra={"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": llm.base_url, "HOME": str(step)},
+    )
+    env["GIT_CONFIG_GLOBAL"] = str(trusting(step / "gitconfig"))
+    out = io.StringIO()
+    with httpx.Client(trust_env=False) as http:
+        code = action.run(env, http=http, stdout=out)
+    log = out.getvalue()
+    assert "Traceback" not in log and KEY not in log.replace(f"::add-mask::{KEY}", "")
+    return code, read_outputs(step / "output"), log
+
+
+def scores(server: FakeLLMServer, table: Mapping[str, Mapping[str, Sequence[float]]]) -> None:
+    server.responder = ScoredResponder(table)  # type: ignore[arg-type]
+
+
+def marked(github: FakeGitHub) -> list[str]:
+    """The sticky comments on PR 7, each without its hidden marker line."""
+    return [
+        str(c["body"]).removeprefix(COMMENT_MARKER + "\n")
+        for c in github.comments(7)
+        if COMMENT_MARKER in str(c["body"])
+    ]
+
+
+def test_touched_skills_run_one_comment_store_as_the_runner_user_then_a_regression(
+    shared: Path, fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root_config = str(trusting(shared / "root-gitconfig"))
+    monkeypatch.setenv("DRIFTPROOF_TEST_GITCONFIG", root_config)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", root_config)
+    upstream = seed_repo(shared)
+    home = shared / "runner-home"
+    home.mkdir()
+    os.chown(home, NOBODY, NOBODY)
+    trusting(home / "gitconfig", NOBODY)
+    runner_env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": str(home / "gitconfig"),
+    }
+
+    with FakeGitHub(repository=REPOSITORY, token=TOKEN) as github:
+        # 1. a PR that touches beta only: nothing is stored yet, so beta is a first run; alpha does not run
+        scores(fake_llm_server, GOOD)
+        pr = checkout(upstream, shared / "pr1", "pr", touch="skills/beta/SKILL.md")
+        code, outputs, log = run_action(shared, pr, github, fake_llm_server, event="pull_request", payload=pr_payload())
+        assert code == 0, log
+        assert "driftproof: skips alpha: not touched by this change" in log
+        assert "driftproof: runs beta: touched by this change (skills/beta/SKILL.md)" in log
+        assert outputs["receipt"] == ".driftproof/beta/receipt.new.json"
+        assert outputs["report"] == ".driftproof/skills.report.md"
+        assert not (pr / ".driftproof" / "alpha").exists()
+        (body,) = marked(github)
+        assert body.startswith("**Driftproof · 1 skill run** · 1 not touched by this change")
+        assert "| `beta` | " in body and "| first run: no stored receipt |" in body
+        assert "Not run, not touched by this change: `alpha`" in body
+        assert "## Skill `beta`" in body and "## Skill `alpha`" not in body
+
+        # 2. the store job on the push to main: every skill, then the documented commit step as nobody
+        main = checkout(upstream, shared / "main")
+        code, outputs, log = run_action(shared, main, github, fake_llm_server, event="push", payload=push_payload())
+        assert code == 0, log
+        assert outputs["receipt"] == ".driftproof/alpha/receipt.json .driftproof/beta/receipt.json"
+        assert outputs["badge"] == ".driftproof/alpha/badge.json .driftproof/beta/badge.json"
+        step_env = {**runner_env, "RECEIPTS": outputs["receipt"], "BADGES": outputs["badge"]}
+        as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "bash", "-euo", "pipefail"]
+        committed = subprocess.run(
+            [*as_nobody, "-c", store_step()],
+            cwd=main,
+            env=step_env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert committed.returncode == 0, committed.stderr
+        for name in ("alpha", "beta"):
+            assert '"verification": "TESTED"' in git(upstream, "show", f"main:.driftproof/{name}/receipt.json")
+            assert '"schemaVersion": 1' in git(upstream, "show", f"main:.driftproof/{name}/badge.json")
+
+        # 3. the PR pushed again, now editing alpha, whose skill got worse: compared with alpha's stored receipt
+        scores(fake_llm_server, WORSE)
+        pr = checkout(upstream, shared / "pr2", "pr", touch="skills/alpha/SKILL.md")
+        code, outputs, log = run_action(shared, pr, github, fake_llm_server, event="pull_request", payload=pr_payload())
+    assert code == 1, log
+    assert "driftproof: runs alpha: touched by this change (skills/alpha/SKILL.md)" in log
+    assert "driftproof: skips beta: not touched by this change" in log
+    assert (outputs["status"], outputs["regressed"], outputs["improved"]) == ("regressed", "1", "0")
+    (body,) = marked(github)  # the one comment, updated in place
+    assert body.startswith("**Driftproof · 1 skill run** · 1 not touched by this change")
+    assert "| `alpha` | regressed" in body and "| 1 regressed · 0 improved |" in body
+    assert "## Skill `alpha`" in body and "**Driftproof · regressed** · `subject-line` " in body
+    assert "Not run, not touched by this change: `beta`" in body
+    assert (pr / ".driftproof" / "skills.report.md").read_text(encoding="utf-8").startswith(body[:60])
