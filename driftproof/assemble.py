@@ -8,7 +8,7 @@ from pathlib import Path
 
 from driftproof import judge as judge_module
 from driftproof._version import __version__
-from driftproof.core import economics
+from driftproof.core import economics, pairwise
 from driftproof.core.build import arm_of
 from driftproof.core.carry import own
 from driftproof.core.economics import sum_usage
@@ -34,7 +34,8 @@ from driftproof.core.models import Suite as SuiteRecord
 from driftproof.core.rounds import replaced_flags
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
-from driftproof.core.words import Verification
+from driftproof.core.words import JudgeMode, Verification
+from driftproof.judge_pairwise import pairwise_fields, pairwise_setting
 from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, judge_ids, rubric_hash, sample_identity
 from driftproof.lanes.base import Lane
 from driftproof.runner import ARMS, Runner, RunOptions
@@ -93,7 +94,8 @@ def _arm(runner: Runner, ci: int, arm: str) -> Arm:
 
 
 def judge_overhead(runner: Runner, ctx: RunContext) -> JudgeOverhead:
-    """Grading cost over every draw sent to the judge, each once (`core.economics.judge_overhead`)."""
+    """Grading cost over every draw sent to the judge, each once (`core.economics.judge_overhead`), and the
+    pairwise calls' (`core.economics.with_pairwise`)."""
     judged = [
         [s.usage for s in result.draw.judge_samples if s.usage is not None]
         for case in runner.results
@@ -101,7 +103,11 @@ def judge_overhead(runner: Runner, ctx: RunContext) -> JudgeOverhead:
         for result in case[arm].values()
         if result.judged
     ]
-    return economics.judge_overhead(ctx.judge_model, ctx.price, judged)
+    overhead = economics.judge_overhead(ctx.judge_model, ctx.price, judged)
+    if runner.pairwise is None:
+        return overhead
+    calls = [c for results in runner.pairwise.values() for r in results for c in r.calls]
+    return economics.with_pairwise(overhead, [c.usage for c in calls], len(calls))
 
 
 def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
@@ -129,6 +135,7 @@ def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
             judge_overhead=judge_overhead(runner, ctx),
         ),
         "transcripts": ctx.transcripts,
+        "pairwise_summary": pairwise.overall(list((runner.pairwise or {}).values())) if runner.pairwise else None,
     }
     return seal_receipt(body)
 
@@ -200,7 +207,8 @@ def _suite(runner: Runner, ctx: RunContext) -> SuiteRecord:
 
 def _judge(ctx: RunContext, arms: dict[int, dict[str, Arm]]) -> Judge:
     """The one fixed judge as it ran, with the ids its replies reported."""
-    return judge_setting(ctx.judge, ctx.judge_model, _reported(arms, judged=True))
+    judge = judge_setting(ctx.judge, ctx.judge_model, _reported(arms, judged=True))
+    return judge if ctx.options.judge_mode != JudgeMode.PAIRWISE else judge.model_copy(update=pairwise_setting())
 
 
 def judge_setting(judge: Lane, judge_model: str | None, reported: Sequence[str] = ()) -> Judge:
@@ -235,6 +243,7 @@ def _case(runner: Runner, ci: int, arms: dict[str, Arm]) -> Case:
         stop_reason=runner.stop_reasons.get(ci),
         with_skill=arms["with_skill"],
         baseline=arms["baseline"],
+        **pairwise_fields(runner.pairwise, ci),
     )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from driftproof._version import __version__
 from driftproof.core.defaults import DEFAULTS
-from driftproof.core.words import Capture, Delivery, FailOn, ImportKind, Provider, Status, Surface
+from driftproof.core.words import Capture, Delivery, FailOn, ImportKind, JudgeMode, Provider, Status, Surface
 from driftproof.credentials import redact
 from driftproof.errors import DriftproofError, InputError
 from driftproof.safe_text import one_line, printable
@@ -165,6 +165,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         quick=args.quick,
         resume=args.resume,
         batch=args.batch,
+        judge_mode=args.judge_mode,
         keep_transcripts=args.keep_transcripts,
         price_table=Path(args.price_table) if args.price_table else None,
         reference=Path(args.reference) if args.reference else None,
@@ -408,6 +409,13 @@ def _add_run_flags(p: argparse.ArgumentParser) -> None:
         help="send each round's answers, then its judge calls, through the provider's batch API (half price, slow)",
     )
     p.add_argument("--keep-transcripts", action="store_true", help="keep every answer and judge reply beside it")
+    p.add_argument(
+        "--judge-mode",
+        choices=_values(JudgeMode),
+        default=DEFAULTS.judge_mode,
+        help="absolute scores (default), or pairwise: also judge each draw pair side by side, positions swapped "
+        "(2 calls per pair; reported beside the scores, never in the verdict)",
+    )
     p.add_argument("--price-table", metavar="FILE", help="judge prices (JSON) instead of the bundled table")
     p.add_argument(
         "--capture", choices=_values(Capture), default=DEFAULTS.capture, help="which answer is graded (CLI surface)"

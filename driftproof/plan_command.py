@@ -19,7 +19,7 @@ from driftproof.core.defaults import DEFAULTS, judge_provider_for
 from driftproof.core.plan import Budget, Plan, Pricing
 from driftproof.core.plan_sentences import plan_json, plan_lines
 from driftproof.core.reading import not_regradable
-from driftproof.core.words import Provider
+from driftproof.core.words import JudgeMode, Provider
 from driftproof.errors import InputError
 from driftproof.lanes.registry import default_model_of
 from driftproof.planning import check_budget, check_max_tokens, plan_of, plan_settings, pricing_for
@@ -67,7 +67,7 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     models = (request.model or default_model_of(request.provider, surface_of(request)), judge_model)
     pricing = pricing_for(models, request.price_table, budget)
     settings = plan_settings(counts.stopping_rule(), counts.judge_samples, (max_tokens, JUDGE_MAX_TOKENS), skill_text)
-    settings = replace(settings, carried=dict(carried or {}))
+    settings = replace(settings, carried=dict(carried or {}), pairwise=request.judge_mode == JudgeMode.PAIRWISE)
     return PlanReport(plan_of(suite.cases, settings, pricing), pricing, models, budget)
 
 
@@ -82,6 +82,7 @@ def plan_request(
         quick=args.quick,
         price_table=Path(args.price_table) if args.price_table else None,
         reference=Path(args.reference) if args.reference else None,
+        judge_mode=args.judge_mode,
         **budget_flags,
     )
     return plan_for(request)

@@ -20,7 +20,7 @@ from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.models import Price, Receipt, Shard
 from driftproof.core.plan_sentences import plan_lines
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
-from driftproof.core.words import Capture, Delivery, Provider, Surface
+from driftproof.core.words import Capture, Delivery, JudgeMode, Provider, Surface
 from driftproof.errors import InputError, RunStopped
 from driftproof.journal import DrawResult, Journal, run_fingerprint
 from driftproof.lanes.base import Lane
@@ -34,6 +34,7 @@ from driftproof.planning import (
     pricing_for,
 )
 from driftproof.prices import price_for
+from driftproof.pairwise_pass import PairCollector, run_pairwise
 from driftproof.progress import make_progress
 from driftproof.receipts import load_receipt, write_receipt
 from driftproof.reference import Reference, reference_for
@@ -97,6 +98,8 @@ class RunRequest:
     """Print the plan case by case before the first call (the Action does), not only its total."""
     batch: bool = False
     """``--batch``: send each round's answers, then its judge calls, through the provider's batch API."""
+    judge_mode: JudgeMode = DEFAULTS.judge_mode
+    """``--judge-mode``: ``pairwise`` also judges each draw pair side by side (beside the scores, never in a verdict)."""
 
 
 @dataclass(frozen=True)
@@ -398,6 +401,7 @@ def _plan(
     models = (request.model or lane.default_model(), judge_model)
     ceilings = (check_max_tokens(request.max_tokens), JUDGE_MAX_TOKENS)
     settings = plan_settings(rule, counts.judge_samples, ceilings, skill_text, carried=_carried_per_case(carry, suite))
+    settings = replace(settings, pairwise=request.judge_mode == JudgeMode.PAIRWISE)
     shown = tuple(
         plan_lines(plan_of(suite.cases, settings, pricing), pricing, models, budget, by_case=request.plan_by_case)
     )
@@ -414,6 +418,7 @@ def _plan(
         max_tokens=check_max_tokens(request.max_tokens),
         budget=budget,
         pricing=pricing,
+        judge_mode=JudgeMode(request.judge_mode),
     )
     fingerprint = run_fingerprint(
         {
@@ -484,7 +489,8 @@ def _draw(
     carried = sum(min(len(draws), counts.draws) for draws in (options.carried or {}).values())
     least = (len(suite.cases) * len(ARMS) * counts.draws - carried) * (1 + counts.judge_samples)
     progress = make_progress(label, least, stream)
-    keep = {"on_draw": _spooler(spool, suite)} if spool is not None else {}
+    pairs = PairCollector() if options.judge_mode == JudgeMode.PAIRWISE else None
+    keep = {"on_draw": _on_draw(spool, suite, pairs)} if spool is not None or pairs is not None else {}
     runner = (BatchRunner if request.batch else Runner)(  # the quick preset shows its answers, a full run none
         suite,
         skill_text,
@@ -500,6 +506,8 @@ def _draw(
     finished = False
     try:
         runner.run(journal, resume=request.resume)
+        if pairs is not None:
+            runner.pairwise = run_pairwise(runner, pairs, stream)
         finished = True
         if (needed := budget_needed(runner)) is not None:  # how much budget the refused draws would have needed
             print(needed, file=stream, flush=True)
@@ -518,6 +526,16 @@ def _draw(
     return runner, started
 
 
-def _spooler(spool: TranscriptSpool, suite: Suite) -> Callable[[int, str, DrawResult], None]:
-    """What the runner calls with each finished draw: its line of the answers archive, on disk."""
-    return lambda ci, arm, result: spool.add(ci, suite.cases[ci].id, arm, result)
+def _on_draw(
+    spool: TranscriptSpool | None, suite: Suite, pairs: PairCollector | None
+) -> Callable[[int, str, DrawResult], None]:
+    """What the runner calls with each finished draw: its line of the answers archive, on disk, and (pairwise)
+    its answer kept until its pair is complete."""
+
+    def on_draw(ci: int, arm: str, result: DrawResult) -> None:
+        if spool is not None:
+            spool.add(ci, suite.cases[ci].id, arm, result)
+        if pairs is not None:
+            pairs.add(ci, arm, result)
+
+    return on_draw
