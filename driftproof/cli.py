@@ -56,6 +56,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_view(args: argparse.Namespace) -> int:
     from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.export import view_json
+    from driftproof.core.pairwise import with_pairwise_json
     from driftproof.core.reading import read_receipt
     from driftproof.receipts import gc_paused, load_receipt
     from driftproof.render import render_view
@@ -64,7 +65,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
         receipt = load_receipt(args.receipt, read_restamped_smoke=True)
         reading, breakdown = read_receipt(receipt), lift_breakdown(receipt)
         if args.format == "json":
-            print(json.dumps(view_json(reading, breakdown), indent=2, ensure_ascii=False))
+            print(json.dumps(with_pairwise_json(view_json(reading, breakdown), receipt), indent=2, ensure_ascii=False))
         else:
             print(render_view(receipt, reading, title=str(args.receipt), breakdown=breakdown), end="")
     return 0
@@ -74,6 +75,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.diff import diff
     from driftproof.core.export import diff_json
+    from driftproof.core.pairwise import with_pairwise_json
     from driftproof.receipts import gc_paused, load_receipt
     from driftproof.render import render_diff
 
@@ -84,7 +86,8 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         # without --lift-breakdown the output is exactly what it was before the breakdown existed
         breakdowns = (lift_breakdown(before), lift_breakdown(after)) if args.lift_breakdown else None
         if args.format == "json":
-            print(json.dumps(diff_json(result, breakdowns), indent=2, ensure_ascii=False))
+            doc = with_pairwise_json(diff_json(result, breakdowns), before, after)
+            print(json.dumps(doc, indent=2, ensure_ascii=False))
         else:
             print(render_diff(before, after, result, breakdowns=breakdowns), end="")
     return gate_exit(Status(result.status), FailOn(args.fail_on))

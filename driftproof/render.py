@@ -20,12 +20,13 @@ from typing import Any
 from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from driftproof.core import breakdown_sentences, sentences
+from driftproof.core import breakdown_sentences, pairwise_sentences, sentences
 from driftproof.core.breakdown import LiftBreakdown
 from driftproof.core.decision import Decision
 from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffResult
 from driftproof.core.models import Receipt
+from driftproof.core.pairwise import pairwise_view
 from driftproof.core.reading import CALLS, ArmSummary, ReceiptReading
 from driftproof.core.sentences import (
     BAND_SOURCE_LEGEND,
@@ -72,7 +73,7 @@ __all__ = [
 #: templates' words.
 SENTENCES = {
     name: value
-    for module in (sentences, breakdown_sentences)
+    for module in (sentences, breakdown_sentences, pairwise_sentences)
     for name, value in vars(module).items()
     if name.isupper() or (callable(value) and getattr(value, "__module__", None) == module.__name__)
 }
@@ -145,6 +146,7 @@ def render_view(
             src_with=_sources(c.with_skill for c in reading.cases),
             src_base=_sources(c.baseline for c in reading.cases),
             legend=_legend(s for c in reading.cases for s in (c.with_skill.band_source, c.baseline.band_source)),
+            pairwise=pairwise_view(receipt),
         )
     )
 
@@ -192,6 +194,11 @@ def render_diff(
             src_after=_sources(c.after for c in cases),
             legend=_legend(s for c in cases for s in (c.before.band_source, c.after.band_source)),
             breakdowns=None if breakdowns is None else list(zip((before_label, after_label), breakdowns, strict=True)),
+            pairwise=[
+                (label, view)
+                for label, side in ((before_label, before), (after_label, after))
+                if (view := pairwise_view(side)) is not None
+            ],
         )
     )
 

@@ -313,6 +313,7 @@ def _request(
         environ=dict(ctx.environ),
         budget=config.budget,
         budget_usd=config.budget_usd,
+        judge_mode=config.judge_mode,
         plan_by_case=True,  # the same plan as driftproof plan, before the first call
     )
 

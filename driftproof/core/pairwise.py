@@ -9,8 +9,11 @@ read by the band rule (R-1 … R-6), a verdict, a status or a gate: it is report
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
+from driftproof.core.models import Receipt
 from driftproof.core.pairwise_models import PairwiseCall, PairwiseResult, PairwiseSummary, Preference
+from driftproof.core.pairwise_sentences import pairwise_line
 
 PAIRWISE_ARM = "pairwise"
 """The arm a pairwise judge call names in its request (its sample index is the call: 0 first, 1 swapped)."""
@@ -93,3 +96,54 @@ def overall(per_case: Sequence[Sequence[PairwiseResult] | None]) -> PairwiseSumm
     if all(results is None for results in per_case):
         return None
     return summarize(r for results in per_case if results is not None for r in results)
+
+
+class CasePairwise(NamedTuple):
+    """One case's pairwise figures and their sentence."""
+
+    id: str
+    summary: PairwiseSummary
+    line: str
+
+
+class PairwiseView(NamedTuple):
+    """A receipt's pairwise figures as its readers show them, beside the absolute scores."""
+
+    summary: PairwiseSummary
+    line: str
+    cases: list[CasePairwise]
+
+
+def pairwise_view(receipt: Receipt) -> PairwiseView | None:
+    """Every case's pairwise figures and their total, read from the cases' pairs (so a merged receipt reads
+    the same); ``None`` for a receipt judged without ``--judge-mode pairwise``."""
+    total = overall([c.pairwise for c in receipt.cases])
+    if total is None:
+        return None
+    cases = []
+    for c in receipt.cases:
+        if c.pairwise is not None:
+            summary = summarize(c.pairwise)
+            cases.append(CasePairwise(c.id, summary, pairwise_line(summary)))
+    return PairwiseView(total, pairwise_line(total), cases)
+
+
+def pairwise_json(receipt: Receipt) -> dict[str, Any] | None:
+    """The ``pairwise`` key of ``view --format json`` (and each side of ``diff``'s): the figures and sentences."""
+    view = pairwise_view(receipt)
+    if view is None:
+        return None
+    return {
+        **view.summary.model_dump(),
+        "line": view.line,
+        "cases": [{"id": c.id, **c.summary.model_dump(), "line": c.line} for c in view.cases],
+    }
+
+
+def with_pairwise_json(doc: dict[str, Any], *receipts: Receipt) -> dict[str, Any]:
+    """``view``'s (one receipt) or ``diff``'s (before, after) JSON with a ``pairwise`` key when any receipt was
+    judged pairwise: the view's figures, or ``{"before": …, "after": …}``; unchanged otherwise."""
+    docs = [pairwise_json(r) for r in receipts]
+    if all(d is None for d in docs):
+        return doc
+    return {**doc, "pairwise": docs[0] if len(docs) == 1 else dict(zip(("before", "after"), docs, strict=True))}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from driftproof.core.pairwise_models import PairwiseSummary
 
-PAIRWISE_LABEL = "pairwise judge (beside the scores, never in the verdict)"
+PAIRWISE_LABEL = "Pairwise judge (beside the scores, never in the verdict)"
 """The heading every reader puts over the pairwise figures."""
 
 NOT_REGRADABLE_PAIRWISE = (
