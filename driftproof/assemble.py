@@ -35,8 +35,8 @@ from driftproof.core.rounds import replaced_flags
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
 from driftproof.core.words import JudgeMode, Verification
-from driftproof.judge_pairwise import pairwise_fields, pairwise_setting
 from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, judge_ids, rubric_hash, sample_identity
+from driftproof.judge_pairwise import pairwise_fields, pairwise_setting
 from driftproof.lanes.base import Lane
 from driftproof.runner import ARMS, Runner, RunOptions
 

@@ -158,8 +158,8 @@ def pairwise_call(gen: Generation, call: int, judge_model: str | None) -> Pairwi
     position = PAIR_ORDERS[call]
     usage = {"usage": gen.usage, "reply_sha256": sha256_text(gen.text) if gen.text else None}
     if gen.error is not None or gen.timed_out:
-        reason = f"judge call failed: {gen.error or 'timeout'}"
-        return PairwiseCall(with_skill_position=position, returned=False, invalid_reason=reason, **usage, **evidence)
+        failed = f"judge call failed: {gen.error or 'timeout'}"
+        return PairwiseCall(with_skill_position=position, returned=False, invalid_reason=failed, **usage, **evidence)
     parsed = parse_pairwise_reply(gen.text)
     reason = parsed.invalid_reason
     if reason is None:

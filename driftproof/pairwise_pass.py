@@ -27,10 +27,10 @@ from driftproof.suite import SuiteCase
 
 
 class Pair(NamedTuple):
-    """Two answered draws with the same index: case ``ci``'s with-skill draw and baseline draw ``index``."""
+    """Two answered draws with the same index: case ``ci``'s with-skill draw and baseline draw ``draw_index``."""
 
     ci: int
-    index: int
+    draw_index: int
     with_skill: str
     baseline: str
 
@@ -52,7 +52,7 @@ class PairCollector:
             self._waiting[(ci, arm, result.draw.index)] = result.answer
             return
         texts = (result.answer, partner) if arm == "with_skill" else (partner, result.answer)
-        self.pairs = [p for p in self.pairs if (p.ci, p.index) != (ci, result.draw.index)]  # a resumed draw again
+        self.pairs = [p for p in self.pairs if (p.ci, p.draw_index) != (ci, result.draw.index)]  # a resumed draw again
         self.pairs.append(Pair(ci, result.draw.index, *texts))
 
 
@@ -79,7 +79,7 @@ def judge_pairs(
             k,
             model=how.judge_model,
             max_tokens=how.max_tokens,
-            draw_index=pair.index,
+            draw_index=pair.draw_index,
         )
         return how.judge.generate(request)
 
@@ -92,7 +92,7 @@ def judge_pairs(
     results: dict[int, list[PairwiseResult]] = {ci: [] for ci in range(len(cases))}
     for n, pair in enumerate(pairs):
         first, second = (pairwise_call(gens[2 * n + k], k, how.judge_model) for k in range(2))
-        results[pair.ci].append(pair_result(pair.index, first, second))
+        results[pair.ci].append(pair_result(pair.draw_index, first, second))
     for ci in results:
         results[ci].sort(key=lambda r: r.draw_index)
     return results

@@ -24,6 +24,7 @@ from driftproof.core.words import Capture, Delivery, JudgeMode, Provider, Surfac
 from driftproof.errors import InputError, RunStopped
 from driftproof.journal import DrawResult, Journal, run_fingerprint
 from driftproof.lanes.base import Lane
+from driftproof.pairwise_pass import PairCollector, run_pairwise
 from driftproof.planning import (
     budget_fingerprint,
     budget_needed,
@@ -34,7 +35,6 @@ from driftproof.planning import (
     pricing_for,
 )
 from driftproof.prices import price_for
-from driftproof.pairwise_pass import PairCollector, run_pairwise
 from driftproof.progress import make_progress
 from driftproof.receipts import load_receipt, write_receipt
 from driftproof.reference import Reference, reference_for
@@ -99,7 +99,7 @@ class RunRequest:
     batch: bool = False
     """``--batch``: send each round's answers, then its judge calls, through the provider's batch API."""
     judge_mode: JudgeMode = DEFAULTS.judge_mode
-    """``--judge-mode``: ``pairwise`` also judges each draw pair side by side (beside the scores, never in a verdict)."""
+    """``--judge-mode``: ``pairwise`` also judges each draw pair side by side (beside the scores, never a verdict)."""
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,10 @@ from driftproof.core.model_base import Count as Count
 from driftproof.core.model_base import ReceiptPart as _Model
 from driftproof.core.model_base import Score as Score
 from driftproof.core.model_base import Sha256 as Sha256
+from driftproof.core.pairwise_models import PairwiseCall as PairwiseCall
+from driftproof.core.pairwise_models import PairwiseResult as PairwiseResult
+from driftproof.core.pairwise_models import PairwiseSettings as PairwiseSettings
+from driftproof.core.pairwise_models import PairwiseSummary as PairwiseSummary
 from driftproof.core.provenance import CarriedDraw as CarriedDraw
 from driftproof.core.provenance import Judge as Judge
 from driftproof.core.provenance import Promotion as Promotion
@@ -30,10 +34,6 @@ from driftproof.core.provenance import Source as Source
 from driftproof.core.provenance import SourceDocument as SourceDocument
 from driftproof.core.provenance import Tool as Tool
 from driftproof.core.shard_models import Shard as Shard
-from driftproof.core.pairwise_models import PairwiseCall as PairwiseCall
-from driftproof.core.pairwise_models import PairwiseResult as PairwiseResult
-from driftproof.core.pairwise_models import PairwiseSettings as PairwiseSettings
-from driftproof.core.pairwise_models import PairwiseSummary as PairwiseSummary
 from driftproof.core.shard_models import ShardSeal as ShardSeal
 from driftproof.core.usage_model import Usage as Usage
 from driftproof.core.words import BandSource, Capture, Delivery, DrawStatus, Surface, Verification

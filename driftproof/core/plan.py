@@ -135,7 +135,9 @@ def pair_worst(sizes: CaseSizes, settings: PlanSettings) -> Spend:
     >>> pair_worst(CaseSizes("c", 100, 400, pairwise_template=450), s).tokens  # 2 × (450 + 2 × 2048 + 1024)
     11140
     """
-    return Spend(judge_input=2 * (sizes.pairwise_template + 2 * settings.max_tokens), judge_output=2 * settings.judge_max_tokens)
+    return Spend(
+        judge_input=2 * (sizes.pairwise_template + 2 * settings.max_tokens), judge_output=2 * settings.judge_max_tokens
+    )
 
 
 def pairs_of(draws: Mapping[str, Range]) -> Range:

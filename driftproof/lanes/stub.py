@@ -220,7 +220,9 @@ class StubLane(Lane):
             choice = self._script.get("pairwise_choice", "AB"[request.sample_index % 2])
         if choice is None:
             return Generation(text="Both are fine, I think.", reported_model=model, attempts=0)
-        return Generation(text=json.dumps({"better": choice, "reason": "stub choice"}), reported_model=model, attempts=0)
+        return Generation(
+            text=json.dumps({"better": choice, "reason": "stub choice"}), reported_model=model, attempts=0
+        )
 
     def _judge_reply(self, request: GenerationRequest) -> Generation:
         model = request.model or STUB_JUDGE

@@ -39,7 +39,9 @@ def stub_run(suite: Path, out: Path, *extra: str) -> int:
     return main(["run", str(suite), "--provider", "stub", "--draws", "3", "--max-draws", "3", "-o", str(out), *extra])
 
 
-def test_stub_pairwise_run_prefers_the_skill_in_both_orders(suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stub_pairwise_run_prefers_the_skill_in_both_orders(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert stub_run(suite, tmp_path / "abs.json") == 0
     assert stub_run(suite, tmp_path / "pw.json", "--judge-mode", "pairwise") == 0
     err = capsys.readouterr().err
@@ -96,12 +98,16 @@ def test_a_position_biased_stub_judge_shows_in_every_reader(
     assert both["before"]["line"] == both["after"]["line"] == doc["pairwise"]["line"]
 
 
-def test_a_bad_pairwise_script_entry_is_one_line(suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_pairwise_script_entry_is_one_line(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     script = tmp_path / "script.yaml"
     script.write_text(yaml.safe_dump({"cases": {"a": {"pairwise": [["A", "left"]]}}}), encoding="utf-8")
     assert stub_run(suite, tmp_path / "x.json", "--judge-mode", "pairwise", "--script", str(script)) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"driftproof: error: {script}: cases.a.pairwise[0]: two choices, each A, B, tie or null, found a list"]
+    assert err == [
+        f"driftproof: error: {script}: cases.a.pairwise[0]: two choices, each A, B, tie or null, found a list"
+    ]
     assert not (tmp_path / "x.json").exists()
 
 
@@ -182,5 +188,9 @@ def test_anthropic_pairwise_run_against_the_loopback_server(suite: Path, tmp_pat
     assert overhead.pairwise_usage is not None and overhead.pairwise_usage.input_tokens == 3_600
     assert (overhead.usage.input_tokens, overhead.usage.output_tokens) == (8_400, 660)
     call = r.cases[0].pairwise[0].calls[0]  # type: ignore[index]
-    assert (call.reported_ids, call.serving_id, call.invalid_reason) == ([f"{JUDGE}-20251001"], f"{JUDGE}-20251001", None)
+    assert (call.reported_ids, call.serving_id, call.invalid_reason) == (
+        [f"{JUDGE}-20251001"],
+        f"{JUDGE}-20251001",
+        None,
+    )
     assert r.verification == "TESTED"

@@ -135,7 +135,9 @@ def test_the_plan_counts_two_calls_per_pair() -> None:
 def test_the_plan_pairs_only_the_baseline_draws_it_makes() -> None:
     # 4 baseline draws carried: the baseline arm draws 0..6, so 0..6 pairs: 2 × 0 .. 2 × 6 calls more
     carried = {"baseline": 4}
-    absolute = plan_suite([CaseSizes("a", 100, 400, 450)], PlanSettings(3, 10, 5, 2048, 1024, carried=carried), Pricing())
+    absolute = plan_suite(
+        [CaseSizes("a", 100, 400, 450)], PlanSettings(3, 10, 5, 2048, 1024, carried=carried), Pricing()
+    )
     pairwise = plan_suite(
         [CaseSizes("a", 100, 400, 450)], PlanSettings(3, 10, 5, 2048, 1024, carried=carried, pairwise=True), Pricing()
     )
@@ -183,7 +185,10 @@ def test_pairwise_results_never_change_status_verdicts_or_gate(
     assert (plain.status, plain.lift) == (paired.status, paired.lift)
     assert [c.verdict for c in plain.cases] == [c.verdict for c in paired.cases]
     d_plain, d_paired = diff(before, after), diff(before, judged)
-    assert (d_plain.status, [c.verdict for c in d_plain.cases]) == (d_paired.status, [c.verdict for c in d_paired.cases])
+    assert (d_plain.status, [c.verdict for c in d_plain.cases]) == (
+        d_paired.status,
+        [c.verdict for c in d_paired.cases],
+    )
     assert d_plain.not_like_for_like == d_paired.not_like_for_like
     decision_plain, decision_paired = decide(plain, d_plain), decide(paired, d_paired)
     assert decision_plain.outputs() == decision_paired.outputs()
