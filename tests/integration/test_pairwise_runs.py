@@ -44,8 +44,9 @@ def test_stub_pairwise_run_prefers_the_skill_in_both_orders(
 ) -> None:
     assert stub_run(suite, tmp_path / "abs.json") == 0
     assert stub_run(suite, tmp_path / "pw.json", "--judge-mode", "pairwise") == 0
-    err = capsys.readouterr().err
-    assert "driftproof: pairwise: judging 6 draw pairs side by side, positions swapped (12 judge calls)" in err
+    printed = capsys.readouterr()
+    assert "driftproof: pairwise: judging 6 draw pairs side by side, positions swapped (12 judge calls)" in printed.err
+    assert "pairwise with-skill preferred in 6 of 6 pairs; positions disagreed in 0 of 6\n" in printed.out
     plain, paired = load_receipt(tmp_path / "abs.json"), load_receipt(tmp_path / "pw.json")
     # 2 cases × 2 arms × 3 draws × (1 answer + 5 samples) = 72 calls; pairwise adds 2 × 3 pairs × 2 cases = 12
     assert (plain.run.logical_calls, paired.run.logical_calls) == (72, 84)
