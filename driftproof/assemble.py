@@ -8,7 +8,7 @@ from pathlib import Path
 
 from driftproof import judge as judge_module
 from driftproof._version import __version__
-from driftproof.core import economics
+from driftproof.core import economics, pairwise
 from driftproof.core.build import arm_of
 from driftproof.core.carry import own
 from driftproof.core.economics import sum_usage
@@ -38,8 +38,9 @@ from driftproof.core.placebo import PLACEBO_ARM, placebo_record
 from driftproof.core.rounds import replaced_flags
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
-from driftproof.core.words import Delivery, Verification
+from driftproof.core.words import Delivery, JudgeMode, Verification
 from driftproof.judge import TEMPLATE_SHA256, TEMPLATE_VERSION, judge_ids, rubric_hash, sample_identity
+from driftproof.judge_pairwise import pairwise_fields, pairwise_setting
 from driftproof.lanes.base import Lane
 from driftproof.runner import Runner, RunOptions
 
@@ -101,7 +102,8 @@ def _arm(runner: Runner, ci: int, arm: str) -> Arm:
 
 
 def judge_overhead(runner: Runner, ctx: RunContext) -> JudgeOverhead:
-    """Grading cost over every draw sent to the judge, each once (`core.economics.judge_overhead`)."""
+    """Grading cost over every draw sent to the judge, each once (`core.economics.judge_overhead`), and the
+    pairwise calls' (`core.economics.with_pairwise`)."""
     judged = [
         [s.usage for s in result.draw.judge_samples if s.usage is not None]
         for case in runner.results
@@ -110,7 +112,12 @@ def judge_overhead(runner: Runner, ctx: RunContext) -> JudgeOverhead:
         if result.judged
     ]
     overhead = economics.judge_overhead(ctx.judge_model, ctx.price, judged)
-    return overhead.model_copy(update={"canaries": ctx.canary_overhead}) if ctx.canary_overhead else overhead
+    if ctx.canary_overhead:
+        overhead = overhead.model_copy(update={"canaries": ctx.canary_overhead})
+    if runner.pairwise is None:
+        return overhead
+    calls = [c for results in runner.pairwise.values() for r in results for c in r.calls]
+    return economics.with_pairwise(overhead, [c.usage for c in calls], len(calls))
 
 
 def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
@@ -140,6 +147,7 @@ def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:
         "transcripts": ctx.transcripts,
         "placebo": placebo_record(runner.options.placebo_text),
         "canaries": ctx.canaries,
+        "pairwise_summary": pairwise.overall(list((runner.pairwise or {}).values())) if runner.pairwise else None,
     }
     return seal_receipt(body)
 
@@ -212,7 +220,8 @@ def _suite(runner: Runner, ctx: RunContext) -> SuiteRecord:
 
 def _judge(ctx: RunContext, arms: dict[int, dict[str, Arm]]) -> Judge:
     """The one fixed judge as it ran, with the ids its replies reported."""
-    return judge_setting(ctx.judge, ctx.judge_model, _reported(arms, judged=True))
+    judge = judge_setting(ctx.judge, ctx.judge_model, _reported(arms, judged=True))
+    return judge if ctx.options.judge_mode != JudgeMode.PAIRWISE else judge.model_copy(update=pairwise_setting())
 
 
 def judge_setting(judge: Lane, judge_model: str | None, reported: Sequence[str] = ()) -> Judge:
@@ -248,6 +257,7 @@ def _case(runner: Runner, ci: int, arms: dict[str, Arm]) -> Case:
         with_skill=arms["with_skill"],
         baseline=arms["baseline"],
         placebo=arms.get(PLACEBO_ARM),
+        **pairwise_fields(runner.pairwise, ci),
     )
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from driftproof._version import __version__
 from driftproof.core.defaults import DEFAULTS
-from driftproof.core.words import Capture, Delivery, FailOn, ImportKind, Provider, Status, Surface
+from driftproof.core.words import Capture, Delivery, FailOn, ImportKind, JudgeMode, Provider, Status, Surface
 from driftproof.credentials import redact
 from driftproof.errors import DriftproofError, InputError
 from driftproof.safe_text import one_line, printable
@@ -73,6 +73,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def _cmd_view(args: argparse.Namespace) -> int:
     from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.export import view_json
+    from driftproof.core.pairwise import with_pairwise_json
     from driftproof.core.placebo_reading import placebo_json, read_placebo
     from driftproof.core.reading import read_receipt
     from driftproof.receipts import gc_paused, load_receipt
@@ -83,7 +84,8 @@ def _cmd_view(args: argparse.Namespace) -> int:
         reading, breakdown = read_receipt(receipt), lift_breakdown(receipt)
         if args.format == "json":
             placebo = placebo_json(read_placebo(receipt), receipt)
-            print(json.dumps(view_json(reading, breakdown, placebo), indent=2, ensure_ascii=False))
+            doc = with_pairwise_json(view_json(reading, breakdown, placebo), receipt)
+            print(json.dumps(doc, indent=2, ensure_ascii=False))
         else:
             print(render_view(receipt, reading, title=str(args.receipt), breakdown=breakdown), end="")
     return 0
@@ -93,6 +95,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from driftproof.core.breakdown import lift_breakdown
     from driftproof.core.diff import diff
     from driftproof.core.export import diff_json
+    from driftproof.core.pairwise import with_pairwise_json
     from driftproof.core.placebo_reading import diff_placebo_json
     from driftproof.receipts import gc_paused, load_receipt
     from driftproof.render import render_diff
@@ -106,7 +109,8 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         breakdowns = (lift_breakdown(before), lift_breakdown(after)) if args.lift_breakdown else None
         if args.format == "json":
             placebo = diff_placebo_json(before, after)
-            print(json.dumps(diff_json(result, breakdowns, placebo), indent=2, ensure_ascii=False))
+            doc = with_pairwise_json(diff_json(result, breakdowns, placebo), before, after)
+            print(json.dumps(doc, indent=2, ensure_ascii=False))
         else:
             print(render_diff(before, after, result, breakdowns=breakdowns), end="")
         if junit is not None:
@@ -247,6 +251,7 @@ def _run_request(args: argparse.Namespace, suite: Path, skill: Path | None, out:
         batch=args.batch,
         canaries=args.canaries,
         default_canaries=args.default_canaries,
+        judge_mode=args.judge_mode,
         keep_transcripts=args.keep_transcripts,
         price_table=Path(args.price_table) if args.price_table else None,
         reference=Path(args.reference) if args.reference else None,
@@ -545,6 +550,13 @@ def _add_run_flags(p: argparse.ArgumentParser, *, many: bool = False) -> None:
         help="a suite without canaries: re-judges the default set shipped with Driftproof (costs judge calls)",
     )
     p.add_argument("--keep-transcripts", action="store_true", help="keep every answer and judge reply beside it")
+    p.add_argument(
+        "--judge-mode",
+        choices=_values(JudgeMode),
+        default=DEFAULTS.judge_mode,
+        help="absolute scores (default), or pairwise: also judge each draw pair side by side, positions swapped "
+        "(2 calls per pair; reported beside the scores, never in the verdict)",
+    )
     p.add_argument("--price-table", metavar="FILE", help="judge prices (JSON) instead of the bundled table")
     p.add_argument(
         "--capture", choices=_values(Capture), default=DEFAULTS.capture, help="which answer is graded (CLI surface)"

@@ -20,7 +20,7 @@ from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan import ARM_ORDER, Budget, Plan, Pricing
 from driftproof.core.plan_sentences import plan_json, plan_lines
 from driftproof.core.reading import not_regradable
-from driftproof.core.words import Provider
+from driftproof.core.words import JudgeMode, Provider
 from driftproof.errors import InputError
 from driftproof.lanes.registry import default_model_of
 from driftproof.planning import check_budget, check_max_tokens, plan_of, plan_settings, pricing_for
@@ -69,7 +69,8 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     pricing = pricing_for(models, request.price_table, budget)
     settings = plan_settings(counts.stopping_rule(), counts.judge_samples, (max_tokens, JUDGE_MAX_TOKENS), skill_text)
     arms = (*ARM_ORDER, PLACEBO_ARM) if request.placebo else ARM_ORDER  # a placebo arm is as long as the skill
-    settings = replace(settings, carried=dict(carried or {}), arms=arms)
+    pairwise = request.judge_mode == JudgeMode.PAIRWISE
+    settings = replace(settings, carried=dict(carried or {}), arms=arms, pairwise=pairwise)
     return PlanReport(plan_of(suite.cases, settings, pricing), pricing, models, budget)
 
 
@@ -84,6 +85,7 @@ def plan_request(
         quick=args.quick,
         price_table=Path(args.price_table) if args.price_table else None,
         reference=Path(args.reference) if args.reference else None,
+        judge_mode=args.judge_mode,
         **budget_flags,
     )
     return plan_for(request)

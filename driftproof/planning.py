@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +31,25 @@ from driftproof.core.plan import (
 )
 from driftproof.core.plan_sentences import STOPPED_AT_BUDGET, budget_needed_line
 from driftproof.core.stopping import StoppingRule
+from driftproof.core.words import JudgeMode
 from driftproof.errors import InputError
 from driftproof.judge import judge_prompt
+from driftproof.judge_pairwise import pairwise_parts
 from driftproof.prices import price_for
 from driftproof.suite import SuiteCase
 
 
 def case_sizes(cases: Sequence[SuiteCase]) -> list[CaseSizes]:
     """Each case's prompt and judge template (with an empty answer) as token estimates."""
-    return [CaseSizes(c.id, estimate_tokens(c.prompt), estimate_tokens(judge_prompt(c, ""))) for c in cases]
+    return [
+        CaseSizes(
+            c.id,
+            estimate_tokens(c.prompt),
+            estimate_tokens(judge_prompt(c, "")),
+            estimate_tokens(pairwise_parts(c, "", "").text),
+        )
+        for c in cases
+    ]
 
 
 def plan_of(cases: Sequence[SuiteCase], settings: PlanSettings, prices: Pricing) -> Plan:
@@ -122,6 +132,7 @@ def ledger_for(options: Any, cases: Sequence[SuiteCase], skill_text: str | None)
         return None
     ceilings = (options.max_tokens, options.judge_max_tokens)
     settings = plan_settings(options.rule, options.judge_samples, ceilings, skill_text, arms=arms_of(options))
+    settings = replace(settings, pairwise=options.judge_mode == JudgeMode.PAIRWISE)
     return Ledger(options.budget, options.pricing, settings, case_sizes(cases))
 
 

@@ -20,12 +20,13 @@ from typing import Any
 from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from driftproof.core import breakdown_sentences, sentences
+from driftproof.core import breakdown_sentences, pairwise_sentences, sentences
 from driftproof.core.breakdown import LiftBreakdown
 from driftproof.core.decision import Decision
 from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffResult
 from driftproof.core.models import Receipt
+from driftproof.core.pairwise import pairwise_view
 from driftproof.core.placebo_sentences import PLACEBO_HEADING, PLACEBO_RULE
 from driftproof.core.reading import CALLS, ArmSummary, ReceiptReading
 from driftproof.core.sentences import (
@@ -75,7 +76,7 @@ __all__ = [
 #: templates' words.
 SENTENCES = {
     name: value
-    for module in (sentences, breakdown_sentences)
+    for module in (sentences, breakdown_sentences, pairwise_sentences)
     for name, value in vars(module).items()
     if name.isupper() or (callable(value) and getattr(value, "__module__", None) == module.__name__)
 }
@@ -150,6 +151,7 @@ def render_view(
             src_base=_sources(c.baseline for c in reading.cases),
             legend=_legend(s for c in reading.cases for s in (c.with_skill.band_source, c.baseline.band_source)),
             placebo=placebo_section(receipt, reading),
+            pairwise=pairwise_view(receipt),
         )
     ) + fired_view_section(receipt)  # which skill fired, with neighbours installed (none: nothing added)
 
@@ -200,6 +202,11 @@ def render_diff(
             breakdowns=None if breakdowns is None else list(zip((before_label, after_label), breakdowns, strict=True)),
             placebo=placebo,
             placebo_line=placebo_line,
+            pairwise=[
+                (label, view)
+                for label, side in ((before_label, before), (after_label, after))
+                if (view := pairwise_view(side)) is not None
+            ],
         )
     ) + fired_diff_section(before, after, before_label, after_label)
 

@@ -24,10 +24,11 @@ from driftproof.core.models import Price, Receipt, Shard
 from driftproof.core.placebo import GENERATOR, PLACEBO_ARM, placebo_text
 from driftproof.core.plan_sentences import plan_lines
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
-from driftproof.core.words import Capture, Delivery, Provider, Surface
+from driftproof.core.words import Capture, Delivery, JudgeMode, Provider, Surface
 from driftproof.errors import InputError, RunStopped
 from driftproof.journal import DrawResult, Journal, run_fingerprint
 from driftproof.lanes.base import Lane
+from driftproof.pairwise_pass import PairCollector, run_pairwise
 from driftproof.planning import (
     budget_fingerprint,
     budget_needed,
@@ -107,6 +108,8 @@ class RunRequest:
     """Re-judge the suite's canaries with the run's judge; ``--no-canaries``: none."""
     default_canaries: bool = DEFAULTS.default_canaries
     """``--default-canaries``: a suite without ``canaries:`` re-judges the default set shipped with Driftproof."""
+    judge_mode: JudgeMode = DEFAULTS.judge_mode
+    """``--judge-mode``: ``pairwise`` also judges each draw pair side by side (beside the scores, never a verdict)."""
 
 
 @dataclass(frozen=True)
@@ -434,6 +437,7 @@ def _plan(
     arms = (*ARMS, PLACEBO_ARM) if placebo else ARMS
     carried = _carried_per_case(carry, suite)
     settings = plan_settings(rule, counts.judge_samples, ceilings, skill_text, carried=carried, arms=arms)
+    settings = replace(settings, pairwise=request.judge_mode == JudgeMode.PAIRWISE)
     shown = tuple(
         plan_lines(plan_of(suite.cases, settings, pricing), pricing, models, budget, by_case=request.plan_by_case)
     )
@@ -451,6 +455,7 @@ def _plan(
         budget=budget,
         pricing=pricing,
         placebo_text=placebo,
+        judge_mode=JudgeMode(request.judge_mode),
     )
     fingerprint = run_fingerprint(
         {
@@ -524,7 +529,8 @@ def _draw(
     arms = len(ARMS) + (options.placebo_text is not None)
     least = (len(suite.cases) * arms * counts.draws - carried) * (1 + counts.judge_samples)
     progress = make_progress(label, least, stream)
-    keep = {"on_draw": _spooler(spool, suite)} if spool is not None else {}
+    pairs = PairCollector() if options.judge_mode == JudgeMode.PAIRWISE else None
+    keep = {"on_draw": _on_draw(spool, suite, pairs)} if spool is not None or pairs is not None else {}
     runner = (BatchRunner if request.batch else Runner)(  # the quick preset shows its answers, a full run none
         suite,
         skill_text,
@@ -542,6 +548,8 @@ def _draw(
         if canaries is not None:  # the judge-anchor canaries first: a judge that cannot be reached stops before a draw
             canaries.run(judge, options, stream)
         runner.run(journal, resume=request.resume)
+        if pairs is not None:
+            runner.pairwise = run_pairwise(runner, pairs, stream)
         finished = True
         if (needed := budget_needed(runner)) is not None:  # how much budget the refused draws would have needed
             print(needed, file=stream, flush=True)
@@ -560,6 +568,16 @@ def _draw(
     return runner, started
 
 
-def _spooler(spool: TranscriptSpool, suite: Suite) -> Callable[[int, str, DrawResult], None]:
-    """What the runner calls with each finished draw: its line of the answers archive, on disk."""
-    return lambda ci, arm, result: spool.add(ci, suite.cases[ci].id, arm, result)
+def _on_draw(
+    spool: TranscriptSpool | None, suite: Suite, pairs: PairCollector | None
+) -> Callable[[int, str, DrawResult], None]:
+    """What the runner calls with each finished draw: its line of the answers archive, on disk, and (pairwise)
+    its answer kept until its pair is complete."""
+
+    def on_draw(ci: int, arm: str, result: DrawResult) -> None:
+        if spool is not None:
+            spool.add(ci, suite.cases[ci].id, arm, result)
+        if pairs is not None:
+            pairs.add(ci, arm, result)
+
+    return on_draw

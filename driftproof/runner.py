@@ -20,13 +20,13 @@ from typing import Any, cast
 from driftproof.answers import Finished, answer_record, judge_sample, judged_answer, lost_answer
 from driftproof.core.compare import ArmEvidence
 from driftproof.core.defaults import DEFAULTS
-from driftproof.core.models import Draw
+from driftproof.core.models import Draw, PairwiseResult
 from driftproof.core.placebo import PLACEBO_ARM, placebo_draws
 from driftproof.core.plan import Budget, Pricing
 from driftproof.core.plan_sentences import STOPPED_AT_BUDGET
 from driftproof.core.rounds import ArmDraws, CaseDraws, arm_draws, next_draws
 from driftproof.core.stopping import StoppingRule
-from driftproof.core.words import ArmName, Capture
+from driftproof.core.words import ArmName, Capture, JudgeMode
 from driftproof.errors import RunInterrupted, RunStopped
 from driftproof.journal import (
     AnswerRecord,
@@ -85,6 +85,9 @@ class RunOptions:
     """The answering model's and the judge's prices, which a dollar budget reads."""
     placebo_text: str | None = None
     """``--placebo``: the neutral text the third arm, ``placebo``, is given in the skill's place (`core.placebo`)."""
+    judge_mode: JudgeMode = DEFAULTS.judge_mode
+    """``--judge-mode``: ``pairwise`` also judges each draw pair side by side, after the draws
+    (`driftproof.pairwise_pass`)."""
 
 
 @dataclass(slots=True)
@@ -153,6 +156,8 @@ class Runner:
         self.ledger = ledger_for(options, suite.cases, skill_text)
         #: The provider batch ids the calls went through (``--batch``: `driftproof.batch_runner`), in order.
         self.batch_ids: list[str] = []
+        #: With ``--judge-mode pairwise``, by case index, the pairs judged side by side (`driftproof.pairwise_pass`).
+        self.pairwise: dict[int, list[PairwiseResult]] | None = None
 
     # -- calls (worker threads) -------------------------------------------------------------------
     def _generate(self, case: SuiteCase, arm: str, index: int) -> Generation:

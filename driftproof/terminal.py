@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from driftproof.core.carry import carried_summary
 from driftproof.core.decision import decide, signed_or_na
+from driftproof.core.pairwise import pairwise_view
 from driftproof.core.reading import read_receipt
 from driftproof.core.regrade import regrade_line
 from driftproof.core.sentences import (
@@ -48,6 +49,8 @@ def print_run_summary(outcome: RunOutcome) -> None:
         _say("        " + " · ".join(parts) + (f" ({needed})" if needed else ""))
     if carried_summary(receipt) is not None:
         _say(f"        {carried_line(receipt, outcome.carry.label, escape=str)}")
+    if (pairwise := pairwise_view(receipt)) is not None:  # beside the verdict, never in it
+        _say(f"pairwise {pairwise.line}")
     _say(receipt_line(str(outcome.path), receipt.verification, receipt.seal.sha256[:12]))
     shard = receipt.run.shard
     _say(shard_next_line(str(outcome.path), shard.count) if shard else next_line(str(outcome.path)))

@@ -372,6 +372,7 @@ def _request(
         budget=config.budget,
         budget_usd=config.budget_usd,
         placebo=config.placebo,
+        judge_mode=config.judge_mode,
         plan_by_case=True,  # the same plan as driftproof plan, before the first call
     )
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.shards import MERGE, parse_shard
-from driftproof.core.words import FailOn, Provider, Word
+from driftproof.core.words import FailOn, JudgeMode, Provider, Word
 from driftproof.credentials import API_CREDENTIALS
 from driftproof.errors import InputError
 
@@ -53,6 +53,9 @@ class ActionConfig(BaseModel):
     base_url: str | None = Field(description="Endpoint of the answering model; None: the SDK's environment.")
     judge_base_url: str | None = Field(description="Endpoint of the judge; None: the SDK's environment.")
     fail_on: FailOn = Field(description="When the Action exits non-zero.")
+    judge_mode: JudgeMode = Field(
+        default=DEFAULTS.judge_mode, description="absolute, or pairwise: side-by-side calls beside the scores."
+    )
     comment: bool = Field(description="Post the sticky PR comment.")
     carry_baseline: bool = Field(description="On a PR, reuse the stored receipt's baseline arms that stand.")
     as_reference: bool = Field(description="Draw a PR's receipt to the reference rule, so a merge can promote it.")
@@ -111,6 +114,7 @@ class ActionConfig(BaseModel):
             base_url=_url("input 'base-url'", u) if (u := get("base-url")) else None,
             judge_base_url=_url("input 'judge-base-url'", u) if (u := get("judge-base-url")) else None,
             fail_on=_choice("fail-on", get("fail-on", DEFAULTS.action_fail_on), FailOn),
+            judge_mode=_choice("judge-mode", get("judge-mode", DEFAULTS.judge_mode), JudgeMode),
             comment=_boolean("comment", get("comment", "true")),
             carry_baseline=_boolean("carry-baseline", get("carry-baseline", "true")),
             as_reference=_boolean("as-reference", get("as-reference", "false")),

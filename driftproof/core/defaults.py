@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from driftproof.core.words import Capture, Delivery, FailOn, Provider, Surface
+from driftproof.core.words import Capture, Delivery, FailOn, JudgeMode, Provider, Surface
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +41,8 @@ class Defaults:
     """Calls that may fail in a row, after their retries, before the run stops; 0 never stops."""
     capture: Capture = Capture.TEXT
     delivery: Delivery = Delivery.SYSTEM_PROMPT
+    judge_mode: JudgeMode = JudgeMode.ABSOLUTE
+    """Absolute scores only; ``pairwise`` adds the side-by-side comparisons (``--judge-mode``, ``judge-mode``)."""
     diff_fail_on: FailOn = FailOn.NEVER
     """``driftproof diff`` reports and exits 0 unless asked to gate."""
     action_fail_on: FailOn = FailOn.REGRESSED

@@ -95,3 +95,23 @@ def canary_overhead(price: Price | None, usages: Sequence[Usage | None], calls: 
     """
     usage = sum_usage(usages)
     return CanaryOverhead(usage=usage, cost_usd=cost(usage, price), judge_calls=calls)
+
+
+def with_pairwise(overhead: JudgeOverhead, usages: Sequence[Usage | None], calls: int) -> JudgeOverhead:
+    """The judge's overhead with the pairwise calls' usage added to it (and kept apart as ``pairwise_usage``).
+
+    >>> o = judge_overhead("j", Price(input_per_mtok=1, output_per_mtok=5, source="t"), [[Usage(input_tokens=10)]])
+    >>> p = with_pairwise(o, [Usage(input_tokens=30, output_tokens=2), None], 2)
+    >>> p.usage.input_tokens, p.usage.output_tokens, p.pairwise_usage.input_tokens, p.pairwise_calls, p.cost_usd
+    (40, 2, 30, 2, 5e-05)
+    """
+    pairwise = sum_usage(usages)
+    usage = sum_usage([overhead.usage, pairwise])
+    return overhead.model_copy(
+        update={
+            "usage": usage,
+            "cost_usd": cost(usage, overhead.price),
+            "pairwise_usage": pairwise,
+            "pairwise_calls": calls,
+        }
+    )

@@ -23,6 +23,10 @@ from driftproof.core.model_base import Count as Count
 from driftproof.core.model_base import ReceiptPart as _Model
 from driftproof.core.model_base import Score as Score
 from driftproof.core.model_base import Sha256 as Sha256
+from driftproof.core.pairwise_models import PairwiseCall as PairwiseCall
+from driftproof.core.pairwise_models import PairwiseResult as PairwiseResult
+from driftproof.core.pairwise_models import PairwiseSettings as PairwiseSettings
+from driftproof.core.pairwise_models import PairwiseSummary as PairwiseSummary
 from driftproof.core.placebo_model import PlaceboText as PlaceboText
 from driftproof.core.provenance import CarriedDraw as CarriedDraw
 from driftproof.core.provenance import Judge as Judge
@@ -34,6 +38,7 @@ from driftproof.core.provenance import SourceDocument as SourceDocument
 from driftproof.core.provenance import Tool as Tool
 from driftproof.core.shard_models import Shard as Shard
 from driftproof.core.shard_models import ShardSeal as ShardSeal
+from driftproof.core.usage_model import Usage as Usage
 from driftproof.core.words import BandSource, Capture, Delivery, DrawStatus, Surface, Verification
 
 #: The one schema version Driftproof writes. Readers accept every version in ``schemas/``.
@@ -41,21 +46,6 @@ SCHEMA_VERSION = "0.17"
 
 #: Every version these models can hold: the current one and the older ones whose fields are a subset.
 READABLE_VERSIONS = ("0.13", "0.14", "0.15", "0.16", "0.17")
-
-
-class Usage(_Model):
-    """Token usage as the provider or CLI reported it, normalised. ``null`` means not reported."""
-
-    input_tokens: Count | None = None
-    """Input tokens neither read from nor written to a prompt cache; null when not reported."""
-    output_tokens: Count | None = None
-    """Output tokens, reasoning tokens included; null when not reported."""
-    cache_read_tokens: Count | None = None
-    """Input tokens read from a prompt cache; null when not reported."""
-    cache_write_tokens: Count | None = None
-    """Input tokens written to a prompt cache; null when not reported."""
-    cost_usd: float | None = Field(None, ge=0)
-    """Cost in USD, only where the harness itself reported one; null otherwise."""
 
 
 class CheckResult(_Model):
@@ -277,6 +267,12 @@ class Case(_Model):
     placebo: Arm | None = None
     """With --placebo, the arm given neutral text of the skill's token length in its place, delivered the same way
     (the receipt's placebo says which text); null for a run without it. Since 0.17."""
+    pairwise: list[PairwiseResult] | None = None
+    """With --judge-mode pairwise, each draw pair (with-skill draw i, baseline draw i, both answered) judged side by
+    side twice, positions swapped, in draw order; never read by the band rule. Null otherwise. Since 0.17."""
+    pairwise_summary: PairwiseSummary | None = None
+    """With --judge-mode pairwise, this case's pairwise figures (preference and position-bias rates); null
+    otherwise. Since 0.17."""
 
 
 class Lane(_Model):
@@ -449,6 +445,11 @@ class JudgeOverhead(_Model):
     canaries: CanaryOverhead | None = None
     """What re-judging the canaries cost, apart from usage above (which counts the case arms' draws only); null
     when the run judged no canaries. Since 0.17."""
+    pairwise_usage: Usage | None = None
+    """With --judge-mode pairwise, the usage the pairwise calls reported, included in usage and cost_usd; null
+    otherwise. Since 0.17."""
+    pairwise_calls: Count | None = None
+    """With --judge-mode pairwise, the pairwise judge calls made (two per draw pair); null otherwise. Since 0.17."""
 
 
 class ArmUsage(_Model):
@@ -537,6 +538,9 @@ class Receipt(_Model):
     canaries: Canaries | None = None
     """The judge-anchor canaries re-judged in this run and whether the judge drifted on them; null when the run
     judged none (--no-canaries, or a receipt written before 0.17). Since 0.17."""
+    pairwise_summary: PairwiseSummary | None = None
+    """With --judge-mode pairwise, the pairwise figures over every case, shown beside the absolute scores and
+    never in a verdict, status or gate; null otherwise. Since 0.17."""
     seal: Seal
     """SHA-256 of the canonical JSON of the receipt without its seal key."""
 

@@ -85,6 +85,8 @@ class CaseSizes:
     id: str
     prompt: int
     judge_template: int
+    pairwise_template: int = 0
+    """The pairwise judge's template around the prompt and rubric with two empty answers (``--judge-mode pairwise``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +105,8 @@ class PlanSettings:
     """By arm, draws per case carried from elsewhere (not drawn, so not called for)."""
     arms: tuple[str, ...] = ARM_ORDER
     """The arms each case draws: with ``--placebo`` the third, ``placebo``, which sends the skill's size too."""
+    pairwise: bool = False
+    """``--judge-mode pairwise``: each draw pair adds two side-by-side judge calls (`pair_worst`)."""
 
 
 def draw_worst(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
@@ -115,12 +119,37 @@ def draw_worst(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
     """
     skill = settings.skill if arm != ArmName.BASELINE else 0  # the placebo is as long as the skill
     samples = settings.judge_samples
-    return Spend(
+    drawn = Spend(
         answer_input=sizes.prompt + skill,
         answer_output=settings.max_tokens,
         judge_input=samples * (sizes.judge_template + settings.max_tokens),
         judge_output=samples * settings.judge_max_tokens,
     )
+    # each with-skill draw makes at most one pair: its worst case reserves the pair's two calls
+    return drawn + pair_worst(sizes, settings) if arm == ArmName.WITH_SKILL and settings.pairwise else drawn
+
+
+def pair_worst(sizes: CaseSizes, settings: PlanSettings) -> Spend:
+    """The most a draw pair's two pairwise calls can spend: each the template + both answers (≤ ``max_tokens``
+    each) + ``judge_max_tokens``.
+
+    >>> s = PlanSettings(3, 10, 5, max_tokens=2048, judge_max_tokens=1024, pairwise=True)
+    >>> pair_worst(CaseSizes("c", 100, 400, pairwise_template=450), s).tokens  # 2 × (450 + 2 × 2048 + 1024)
+    11140
+    """
+    return Spend(
+        judge_input=2 * (sizes.pairwise_template + 2 * settings.max_tokens), judge_output=2 * settings.judge_max_tokens
+    )
+
+
+def pairs_of(draws: Mapping[str, Range]) -> Range:
+    """Draw pairs a case can make: each with-skill draw with the baseline draw of its index, at most.
+
+    >>> pairs_of({"with_skill": Range(3, 10), "baseline": Range(0, 6)})
+    Range(low=0, high=6)
+    """
+    ws, base = draws[ArmName.WITH_SKILL.value], draws[ArmName.BASELINE.value]
+    return Range(min(int(ws.low or 0), int(base.low or 0)), min(int(ws.high or 0), int(base.high or 0)))
 
 
 def draw_floor(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
@@ -178,12 +207,14 @@ def plan_case(sizes: CaseSizes, settings: PlanSettings, prices: Pricing) -> Case
     per_draw = 1 + settings.judge_samples
     low = sum((draw_floor(sizes, settings, a).times(int(draws[a].low or 0)) for a in settings.arms), Spend())
     high = sum((draw_worst(sizes, settings, a).times(int(draws[a].high or 0)) for a in settings.arms), Spend())
+    pairs = pairs_of(draws) if settings.pairwise else Range(0, 0)
+    low += Spend(judge_input=2 * sizes.pairwise_template).times(int(pairs.low or 0))
     return CasePlan(
         id=sizes.id,
         draws=draws,
         calls=Range(
-            sum(int(d.low or 0) for d in draws.values()) * per_draw,
-            sum(int(d.high or 0) for d in draws.values()) * per_draw,
+            sum(int(d.low or 0) for d in draws.values()) * per_draw + 2 * int(pairs.low or 0),
+            sum(int(d.high or 0) for d in draws.values()) * per_draw + 2 * int(pairs.high or 0),
         ),
         tokens=Range(low.tokens, high.tokens),
         usd=Range(low.usd(prices), high.usd(prices)),

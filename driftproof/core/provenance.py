@@ -12,6 +12,7 @@ from pydantic import Field
 
 from driftproof.core.model_base import Count, Sha256
 from driftproof.core.model_base import ReceiptPart as _Model
+from driftproof.core.pairwise_models import PairwiseSettings
 from driftproof.core.words import ArmName, Surface
 
 
@@ -43,6 +44,9 @@ class Judge(_Model):
     routing: dict[str, str] | None = None
     """The routing settings the judge's calls were handed (proxy variables, credentials removed); null before
     0.16, empty when none was set."""
+    pairwise: PairwiseSettings | None = None
+    """With --judge-mode pairwise, the pairwise template the side-by-side calls used (version and sha256); null
+    for absolute judging alone. Since 0.17."""
 
 
 class Tool(_Model):

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from driftproof.core.models import Case, Judge, Receipt, Regrade
+from driftproof.core.pairwise_sentences import NOT_REGRADABLE_PAIRWISE
 from driftproof.core.reading import not_regradable
 from driftproof.core.words import Verification
 
@@ -73,7 +74,7 @@ def receipt_refusals(receipt: Receipt) -> list[str]:
     imported = not_regradable(receipt)
     if imported is not None:
         return [imported]
-    refusals = []
+    refusals = [NOT_REGRADABLE_PAIRWISE] if receipt.judge is not None and receipt.judge.pairwise else []
     if receipt.transcripts is None:
         refusals.append("it kept no answers (run with --keep-transcripts to keep them)")
     if receipt.judge is None:

@@ -125,6 +125,15 @@ class Delivery(StrEnum):
     """Installed where the agent discovers skills, for it to load (CLI surface only)."""
 
 
+class JudgeMode(StrEnum):
+    """How the judge grades (``--judge-mode``): absolute scores always; pairwise comparisons on top (opt-in)."""
+
+    ABSOLUTE = "absolute"
+    """Each answer scored on its own, several samples per draw: what the band rule reads."""
+    PAIRWISE = "pairwise"
+    """As absolute, and each draw pair also judged side by side twice, positions swapped: never in the band rule."""
+
+
 class ImportKind(StrEnum):
     """The sources ``driftproof import KIND FILE…`` converts (its first argument)."""
 

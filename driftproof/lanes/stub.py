@@ -21,9 +21,17 @@ Script format (YAML or JSON)::
         baseline:
           - answer: "..."
             scores: [0.5]
+        pairwise:                  # --judge-mode pairwise: draw pair i uses entry i modulo the list's length
+          - [A, B]                 # the positions the judge picks in the first call (with-skill as A) and the
+                                   # swapped one (A, B or tie; null = an unparseable reply): [A, B] prefers the
+                                   # with-skill answer twice, [A, A] follows the position
+    pairwise_choice: A             # optional: a judge that always picks this position (A, B or tie), for any
+                                   # pair the script does not list: full position bias
     canaries:                      # optional: judge scores of a judge-anchor canary, by canary id
       <canary id>:                 # (unscripted, the stub judge scores a canary at its expected score)
         scores: [0.4, 0.45]
+
+Without a pairwise entry the stub judge prefers the with-skill answer in both orders.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from typing import Any
 from driftproof._version import __version__
 from driftproof.bounded import INPUT, load_data, read_capped
 from driftproof.core.fields import found, is_finite_number
+from driftproof.core.pairwise import CHOICES, PAIRWISE_ARM
 from driftproof.core.words import Provider, Surface
 from driftproof.errors import InputError
 from driftproof.lanes.base import Generation, GenerationRequest, Lane
@@ -93,6 +102,9 @@ def load_script(path: Path) -> dict[str, Any]:
         if not isinstance(arms, dict):
             raise InputError(f"{path}: cases.{cid}: a mapping of arms (with_skill, baseline, placebo)")
         for arm, entries in arms.items():
+            if arm == PAIRWISE_ARM:
+                _pairwise_entries(entries, f"{path}: cases.{cid}.{arm}")
+                continue
             if arm not in ("with_skill", "baseline", "placebo"):
                 raise InputError(f"{path}: cases.{cid}.{arm}: the arms are with_skill, baseline and placebo")
             if not isinstance(entries, list) or not entries:
@@ -101,12 +113,23 @@ def load_script(path: Path) -> dict[str, Any]:
                 _parse_entry(entry, f"{path}: cases.{cid}.{arm}[{k}]")
     if "default" in data:
         _parse_entry(data["default"], f"{path}: default")
+    if data.get("pairwise_choice", "A") not in CHOICES:
+        raise InputError(f"{path}: pairwise_choice: A, B or tie, found {found(data['pairwise_choice'])}")
     anchors = data.get("canaries", {})
     if not isinstance(anchors, dict):
         raise InputError(f"{path}: canaries: a mapping of canary ids to judge scores ({{scores: [...]}})")
     for key, entry in anchors.items():
         _parse_entry(entry, f"{path}: canaries.{key}")
     return {**data, "cases": cases, "canaries": {str(k): v for k, v in anchors.items()}}
+
+
+def _pairwise_entries(entries: Any, where: str) -> None:
+    """A case's scripted pairwise choices: a non-empty list of [first, second], each A, B, tie or null."""
+    if not isinstance(entries, list) or not entries:
+        raise InputError(f"{where}: a non-empty list of [first, second] choices")
+    for k, entry in enumerate(entries):
+        if not (isinstance(entry, list) and len(entry) == 2 and all(c is None or c in CHOICES for c in entry)):
+            raise InputError(f"{where}[{k}]: two choices, each A, B, tie or null, found {found(entry)}")
 
 
 def check_script(script: dict[str, Any], suite: Suite, path: Path) -> None:
@@ -196,7 +219,23 @@ class StubLane(Lane):
         return Generation(text=text, reported_model=model, attempts=0)
 
     def _judge(self, request: GenerationRequest) -> Generation:
-        return replace(self._judge_reply(request), reported_ids=(request.model or STUB_JUDGE,))
+        reply = self._pairwise_reply(request) if request.arm == PAIRWISE_ARM else self._judge_reply(request)
+        return replace(reply, reported_ids=(request.model or STUB_JUDGE,))
+
+    def _pairwise_reply(self, request: GenerationRequest) -> Generation:
+        """A pairwise reply: the scripted choice of this call, else the fixed position of ``pairwise_choice``,
+        else the with-skill answer's position (A in the first call, B in the swapped one)."""
+        model = request.model or STUB_JUDGE
+        entries = self._script.get("cases", {}).get(request.case_id, {}).get(PAIRWISE_ARM)
+        if entries:
+            choice = entries[request.draw_index % len(entries)][request.sample_index]
+        else:
+            choice = self._script.get("pairwise_choice", "AB"[request.sample_index % 2])
+        if choice is None:
+            return Generation(text="Both are fine, I think.", reported_model=model, attempts=0)
+        return Generation(
+            text=json.dumps({"better": choice, "reason": "stub choice"}), reported_model=model, attempts=0
+        )
 
     def _judge_reply(self, request: GenerationRequest) -> Generation:
         model = request.model or STUB_JUDGE

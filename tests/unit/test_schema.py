@@ -187,11 +187,28 @@ def _undescribed(schema: dict[str, Any]) -> list[str]:
 def test_every_field_of_every_receipt_object_is_described() -> None:
     schema = receipt_schema()
     walked = {"Receipt", *(name for name, d in schema["$defs"].items() if "properties" in d)}
-    from driftproof.core import budget_model, canary_models, placebo_model, provenance, shard_models
+    from driftproof.core import (
+        budget_model,
+        canary_models,
+        pairwise_models,
+        placebo_model,
+        provenance,
+        shard_models,
+        usage_model,
+    )
 
     defined = {
         name
-        for module in (models, provenance, shard_models, budget_model, placebo_model, canary_models)
+        for module in (
+            models,
+            provenance,
+            shard_models,
+            budget_model,
+            placebo_model,
+            canary_models,
+            pairwise_models,
+            usage_model,
+        )
         for name, obj in vars(module).items()
         if isinstance(obj, type) and issubclass(obj, BaseModel) and obj.__module__ == module.__name__
     }
