@@ -18,7 +18,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 from urllib.parse import quote
 
 import httpx
@@ -206,19 +206,10 @@ class GitHubClient:
         """Update the PR's marked comment in place, or create it; the body is redacted and capped."""
         text = truncate_comment(redact(_with_marker(body, marker), self._secrets))
         existing = self._find_comment(pr_number, marker)
-        if existing is None:
-            path = f"/repos/{self.repository}/issues/{pr_number}/comments"
-            response = self._request("POST", path, json_body={"body": text})
-            action: Literal["created", "updated"] = "created"
-        else:
-            path = f"/repos/{self.repository}/issues/comments/{existing.id}"
-            response = self._request("PATCH", path, json_body={"body": text})
-            action = "updated"
-        data = self._json(response, "POST" if existing is None else "PATCH", path)
-        comment_id, url = _dig(data, "id"), _dig(data, "html_url")
-        if not isinstance(comment_id, int) or not isinstance(url, str):
-            raise GitHubError(f"GitHub API {path} answered without a comment id and html_url")
-        return CommentResult(action=action, id=comment_id, url=url)
+        update = None if existing is None else f"/repos/{self.repository}/issues/comments/{existing.id}"
+        create = f"/repos/{self.repository}/issues/{pr_number}/comments"
+        comment_id, url = self._create_or_update((create, {"body": text}), update, {"body": text}, "id", "a comment id")
+        return CommentResult(action="created" if existing is None else "updated", id=comment_id, url=url)
 
     def upsert_issue(self, title: str, body: str, marker: str) -> IssueResult:
         """Update the open issue whose body carries ``marker`` (the oldest, if several), or open one; the body is
@@ -226,19 +217,22 @@ class GitHubClient:
         skipped."""
         text = truncate_comment(redact(_with_marker(body, marker), self._secrets))
         number = self._find_issue(marker)
-        if number is None:
-            path = f"/repos/{self.repository}/issues"
-            response = self._request("POST", path, json_body={"title": title, "body": text})
-            action: Literal["opened", "updated"] = "opened"
-        else:
-            path = f"/repos/{self.repository}/issues/{number}"
-            response = self._request("PATCH", path, json_body={"body": text})
-            action = "updated"
-        data = self._json(response, "POST" if number is None else "PATCH", path)
-        found, url = _dig(data, "number"), _dig(data, "html_url")
+        update = None if number is None else f"/repos/{self.repository}/issues/{number}"
+        create = (f"/repos/{self.repository}/issues", {"title": title, "body": text})
+        found, url = self._create_or_update(create, update, {"body": text}, "number", "an issue number")
+        return IssueResult(action="opened" if number is None else "updated", number=found, url=url)
+
+    def _create_or_update(
+        self, create: tuple[str, dict[str, Any]], update: str | None, changes: dict[str, Any], key: str, what: str
+    ) -> tuple[int, str]:
+        """POST ``create`` (path, body), or PATCH ``update`` with ``changes`` when there is one to update; the
+        answer's ``key`` (an id or a number) and ``html_url``."""
+        method, path, body = ("POST", *create) if update is None else ("PATCH", update, changes)
+        data = self._json(self._request(method, path, json_body=body), method, path)
+        found, url = _dig(data, key), _dig(data, "html_url")
         if not isinstance(found, int) or not isinstance(url, str):
-            raise GitHubError(f"GitHub API {path} answered without an issue number and html_url")
-        return IssueResult(action=action, number=found, url=url)
+            raise GitHubError(f"GitHub API {path} answered without {what} and html_url")
+        return found, url
 
     def _find_issue(self, marker: str) -> int | None:
         """The number of the oldest open issue (not pull request) whose body carries ``marker``."""
