@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -237,21 +237,26 @@ class GitHubClient:
     def _find_issue(self, marker: str) -> int | None:
         """The number of the oldest open issue (not pull request) whose body carries ``marker``."""
         numbers: list[int] = []
-        url: str | None = f"{self.api_url}/repos/{self.repository}/issues"
-        params: dict[str, str] | None = {"state": "open", "per_page": "100"}
-        for _ in range(_MAX_PAGES):
-            if url is None:
-                break
-            response = self._request("GET", url, params=params)
-            page = self._json(response, "GET", httpx.URL(url).path)
-            if not isinstance(page, list):
-                raise GitHubError(f"GitHub API GET {httpx.URL(url).path} did not answer with a list")
+        for page in self._pages(f"/repos/{self.repository}/issues", {"state": "open", "per_page": "100"}):
             for item in page:
                 number = _dig(item, "number")
                 if _has_marker(item, marker) and _dig(item, "pull_request") is None and isinstance(number, int):
                     numbers.append(number)
-            url, params = response.links.get("next", {}).get("url"), None
         return min(numbers, default=None)
+
+    def _pages(self, endpoint: str, params: dict[str, str]) -> Iterator[list[Any]]:
+        """Each page of a listing, following its ``next`` links, at most ``_MAX_PAGES``."""
+        url: str | None = f"{self.api_url}{endpoint}"
+        query: dict[str, str] | None = params
+        for _ in range(_MAX_PAGES):
+            if url is None:
+                return
+            response = self._request("GET", url, params=query)
+            page = self._json(response, "GET", httpx.URL(url).path)
+            if not isinstance(page, list):
+                raise GitHubError(f"GitHub API GET {httpx.URL(url).path} did not answer with a list")
+            yield page
+            url, query = response.links.get("next", {}).get("url"), None
 
     def fetch_file(self, path: str, ref: str) -> bytes | None:
         """A file's bytes at ``ref`` through the contents API; ``None`` when GitHub says 404."""
@@ -274,17 +279,8 @@ class GitHubClient:
     def _find_comment(self, pr_number: int, marker: str) -> _Comment | None:
         """The newest comment carrying ``marker``, preferring the token's own (or a bot's)."""
         marked: list[_Comment] = []
-        url: str | None = f"{self.api_url}/repos/{self.repository}/issues/{pr_number}/comments"
-        params: dict[str, str] | None = {"per_page": "100"}
-        for _ in range(_MAX_PAGES):
-            if url is None:
-                break
-            response = self._request("GET", url, params=params)
-            page = self._json(response, "GET", httpx.URL(url).path)
-            if not isinstance(page, list):
-                raise GitHubError(f"GitHub API GET {httpx.URL(url).path} did not answer with a list")
+        for page in self._pages(f"/repos/{self.repository}/issues/{pr_number}/comments", {"per_page": "100"}):
             marked.extend(_marked_comment(item, marker) for item in page if _has_marker(item, marker))
-            url, params = response.links.get("next", {}).get("url"), None
         if self.login is not None:
             own = [c for c in marked if c.login.lower() == self.login.lower()]
         else:
