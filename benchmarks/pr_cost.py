@@ -1,9 +1,12 @@
 """Cost per PR check (issue 14): tokens (input, cached, output) and dollars at the bundled prices for a 10-case PR
 that edits only the skill, today's behaviour against carrying the standing baseline, on the loopback server.
 
-The server answers every call in the Anthropic wire format with usage sized from the request: input tokens
-ceil(chars / 4) of the system and user text (a ~6,000-character skill, ~1,200-character prompts: realistic
-sizes), 120 output tokens per answer and 60 per judge reply. Each scenario is one row: the stored receipt is drawn
+The server answers every call in the Anthropic and the OpenAI wire formats with usage sized from the request:
+input tokens ceil(chars / 4) of the system and user text (a ~6,000-character skill, ~1,200-character prompts:
+realistic sizes), counted once per request, 120 output tokens per answer and 60 per judge reply (per choice: a
+Chat Completions request for ``n`` samples bills n × 60). The OpenAI rows show what asking a draw's judge samples
+in one request (``n``) saves: the judge prompt is sent, and billed, once for the draw instead of once per sample;
+"today" there is one request per sample, as before issue 14. Each scenario is one row: the stored receipt is drawn
 ``--as-reference`` first (the store job), then the PR run is measured, as the Action makes it. Every figure is
 read from the PR receipt's own economics (generation per arm and the judge overhead: this run's calls only, a
 carried draw's usage is not counted again), priced with ``core.economics.cost`` at the bundled table's entry for
@@ -30,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from driftproof.core.economics import cost, sum_usage  # noqa: E402
 from driftproof.core.models import Receipt, Usage  # noqa: E402
+from driftproof.core.words import Provider  # noqa: E402
 from driftproof.prices import price_for  # noqa: E402
 from driftproof.run import RunRequest, run_suite  # noqa: E402
 from tests.support.fake_llm_script import FakeReply, FakeUsage, json_text_reply  # noqa: E402
@@ -37,18 +41,35 @@ from tests.support.fake_llm_server import FakeLLMServer  # noqa: E402
 from tests.support.fake_prompt_cache import FakePromptCache  # noqa: E402
 
 MODEL = "claude-haiku-4-5"
+OPENAI_MODEL = "gpt-5-mini"
 CASES = 10
 SKILL = "# Commit messages\n\n" + "Write Conventional Commits; explain why, not what. " * 120  # ~6,100 chars
 PROMPT = "Write a commit message for this change:\n" + "diff --git a/x b/x\n+ a changed line\n" * 32  # ~1,200
 
 
-def responder(request: object) -> FakeReply:
+@dataclass
+class Responder:
+    """The server's replies; ``honours_n`` mirrors the server's, so a request whose ``n`` is ignored bills one."""
+
+    honours_n: bool = True
+
+    def __call__(self, request: object) -> FakeReply:
+        return reply_to(request, max(1, request.n) if self.honours_n else 1)  # type: ignore[attr-defined]
+
+
+def reply_to(request: object, choices: int) -> FakeReply:
+    """A reply sized from the request: ``choices`` judge replies' output billed (Chat Completions ``n``)."""
     text = request.all_text  # type: ignore[attr-defined]
     judge = "<<<ANSWER" in request.prompt_text  # type: ignore[attr-defined]
-    usage = FakeUsage(input_tokens=math.ceil(len(text) / 4), output_tokens=60 if judge else 120)
+    openai = "/chat/completions" in request.path  # type: ignore[attr-defined]
+    model = f"{OPENAI_MODEL}-2025-08-07" if openai else f"{MODEL}-20251001"
+    usage = FakeUsage(input_tokens=math.ceil(len(text) / 4), output_tokens=60 * choices if judge else 120)
     if judge:
-        return json_text_reply({"score": 0.8, "reason": "fine"}, model=f"{MODEL}-20251001", usage=usage)
-    return FakeReply(text="feat: an answer\n\nBecause.", model=f"{MODEL}-20251001", usage=usage)
+        return json_text_reply({"score": 0.8, "reason": "fine"}, model=model, usage=usage)
+    return FakeReply(text="feat: an answer\n\nBecause.", model=model, usage=usage)
+
+
+RESPONDER = Responder()
 
 
 @dataclass(frozen=True)
@@ -59,12 +80,21 @@ class Scenario:
     pr_flags: dict[str, object]
     prompt_cache: bool = False
     """Whether the server caches marked prefixes for this row (the Anthropic lanes always mark them)."""
+    honours_n: bool = True
+    """Whether the server answers Chat Completions ``n`` with n choices (OpenAI rows; off: one request per judge
+    sample, as before issue 14)."""
 
 
 SCENARIOS = [
     Scenario("today (both arms drawn)", {"carry_baseline": False}),
     Scenario("carry the standing baseline", {"carry_baseline": True}),
     Scenario("carry + prompt caching", {"carry_baseline": True}, prompt_cache=True),
+]
+
+OPENAI_SCENARIOS = [
+    Scenario("today (both arms, 1 sample/request)", {"carry_baseline": False}, honours_n=False),
+    Scenario("carry the standing baseline", {"carry_baseline": True}, honours_n=False),
+    Scenario("carry + judge samples in one request", {"carry_baseline": True}),
 ]
 
 
@@ -81,37 +111,61 @@ def _total(usage: Usage) -> int:
 
 
 def main() -> None:
-    price = price_for(MODEL)
+    with tempfile.TemporaryDirectory() as tmp, FakeLLMServer(RESPONDER) as server:
+        env = {
+            **os.environ,
+            "ANTHROPIC_API_KEY": "sk-ant-bench",
+            "ANTHROPIC_BASE_URL": server.base_url,
+            "OPENAI_API_KEY": "sk-openai-bench",
+            "OPENAI_BASE_URL": server.openai_base_url,
+        }
+        table(Path(tmp) / "anthropic", server, env, Provider("anthropic"), MODEL, SCENARIOS)
+        print()
+        table(Path(tmp) / "openai", server, env, Provider("openai"), OPENAI_MODEL, OPENAI_SCENARIOS)
+
+
+def table(
+    root: Path, server: FakeLLMServer, env: dict[str, str], provider: Provider, model: str, scenarios: list[Scenario]
+) -> None:
+    """One lane's rows: the store job's reference receipt, then each scenario's PR run read from its receipt."""
+    price = price_for(model)
     assert price is not None
-    with tempfile.TemporaryDirectory() as tmp, FakeLLMServer(responder) as server:
-        root = Path(tmp)
-        (root / "SKILL.md").write_text(SKILL, encoding="utf-8")
-        cases = [{"id": f"c{i}", "prompt": f"{PROMPT}(case {i})", "rubric": "Why, not what."} for i in range(CASES)]
-        suite = root / "suite.yaml"
-        suite.write_text(yaml.safe_dump({"skill": "SKILL.md", "cases": cases}), encoding="utf-8")
-        env = {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-bench", "ANTHROPIC_BASE_URL": server.base_url}
-        base: Callable[..., RunRequest] = lambda **kw: RunRequest(  # noqa: E731
-            suite=suite, provider="anthropic", model=MODEL, environ=env, concurrency=16, **kw
+    root.mkdir()
+    (root / "SKILL.md").write_text(SKILL, encoding="utf-8")
+    cases = [{"id": f"c{i}", "prompt": f"{PROMPT}(case {i})", "rubric": "Why, not what."} for i in range(CASES)]
+    suite = root / "suite.yaml"
+    suite.write_text(yaml.safe_dump({"skill": "SKILL.md", "cases": cases}), encoding="utf-8")
+    base: Callable[..., RunRequest] = lambda **kw: RunRequest(  # noqa: E731
+        suite=suite,
+        provider=provider,
+        model=model,
+        judge_provider=provider,
+        judge_model=model,
+        environ=env,
+        concurrency=16,
+        **kw,
+    )
+    devnull = open(os.devnull, "w")  # noqa: SIM115
+    server.prompt_cache, server.honours_n, RESPONDER.honours_n = None, True, True
+    stored = run_suite(base(out=root / "main.json", as_reference=True), progress_stream=devnull).receipt
+    (root / "SKILL.md").write_text(SKILL + "\nAlso name the issue.\n", encoding="utf-8")  # the PR: skill only
+    print(f"{CASES}-case PR that edits only the skill · {model} answering and judging ({provider}) · bundled prices")
+    heads = ("calls", 6), ("input", 9), ("cache rd", 9), ("cache wr", 9), ("output", 8), ("tokens", 9), ("×", 5)
+    print(f"{'scenario':<37} " + " ".join(f"{h:>{w}}" for h, w in heads) + f" {'USD':>7}")
+    first = None
+    for scenario in scenarios:
+        server.prompt_cache = FakePromptCache() if scenario.prompt_cache else None
+        server.honours_n = RESPONDER.honours_n = scenario.honours_n
+        pr = run_suite(base(out=root / "pr.json", reference=stored, **scenario.pr_flags), progress_stream=devnull)
+        usage, calls = _usage(pr.receipt), pr.receipt.run.logical_calls or 0
+        total = _total(usage)
+        first = first or total
+        usd = cost(usage, price) or 0.0
+        print(
+            f"{scenario.name:<37} {calls:>6} {usage.input_tokens or 0:>9,} {usage.cache_read_tokens or 0:>9,} "
+            f"{usage.cache_write_tokens or 0:>9,} {usage.output_tokens or 0:>8,} {total:>9,} {total / first:>5.2f} "
+            f"{usd:>7.3f}"
         )
-        devnull = open(os.devnull, "w")  # noqa: SIM115
-        stored = run_suite(base(out=root / "main.json", as_reference=True), progress_stream=devnull).receipt
-        (root / "SKILL.md").write_text(SKILL + "\nAlso name the issue.\n", encoding="utf-8")  # the PR: skill only
-        print(f"{CASES}-case PR that edits only the skill · {MODEL} answering and judging · bundled prices")
-        heads = ("calls", 6), ("input", 9), ("cache rd", 9), ("cache wr", 9), ("output", 8), ("tokens", 9), ("×", 5)
-        print(f"{'scenario':<30} " + " ".join(f"{h:>{w}}" for h, w in heads) + f" {'USD':>7}")
-        first = None
-        for scenario in SCENARIOS:
-            server.prompt_cache = FakePromptCache() if scenario.prompt_cache else None
-            pr = run_suite(base(out=root / "pr.json", reference=stored, **scenario.pr_flags), progress_stream=devnull)
-            usage, calls = _usage(pr.receipt), pr.receipt.run.logical_calls or 0
-            total = _total(usage)
-            first = first or total
-            usd = cost(usage, price) or 0.0
-            print(
-                f"{scenario.name:<30} {calls:>6} {usage.input_tokens or 0:>9,} {usage.cache_read_tokens or 0:>9,} "
-                f"{usage.cache_write_tokens or 0:>9,} {usage.output_tokens or 0:>8,} {total:>9,} {total / first:>5.2f} "
-                f"{usd:>7.3f}"
-            )
 
 
 if __name__ == "__main__":
