@@ -105,7 +105,7 @@ def _sigstore() -> Any:
 def _bundles(path: Path) -> list[tuple[dict[str, Any], bytes]]:
     """The bundles in a file: one JSON document, or JSON lines (``gh attestation download``); each parsed once to
     tell its kind, and its bytes for the library."""
-    text = read_file(path, INPUT, InputError, "a Sigstore bundle", "a bundle file")
+    text = read_file(path, INPUT, InputError, "a Sigstore bundle", "a bundle file", missing="no such file (--bundle)")
     chunks: list[bytes]
     try:
         chunks = [text] if isinstance(json.loads(text), dict) else []
