@@ -45,8 +45,8 @@ class CanarySizes:
 def canary_worst(sizes: CanarySizes) -> Spend:
     """The most the canaries can spend: each judge sample its prompt + ``judge_max_tokens``.
 
-    >>> canary_worst(CanarySizes((100, 60), 5, 1024)).tokens  # 5 × (100 + 1024) + 5 × (60 + 1024)
-    10840
+    >>> canary_worst(CanarySizes((100, 60), 5, 1024)).tokens  # 5 × (100 + 1024) + 5 × (60 + 1024) = 5620 + 5420
+    11040
     """
     return Spend(
         judge_input=sizes.judge_samples * sum(sizes.prompts),
@@ -106,7 +106,7 @@ def canaries_refusal(budget: Budget, prices: Pricing, sizes: CanarySizes) -> str
     """Why a run cannot start under ``budget``: its canaries' worst case alone does not fit (``--flag: reason``);
     ``None`` when it fits.
 
-    >>> canaries_refusal(Budget(tokens=10_840), Pricing(), CanarySizes((100, 60), 5, 1024)) is None
+    >>> canaries_refusal(Budget(tokens=11_040), Pricing(), CanarySizes((100, 60), 5, 1024)) is None
     True
     >>> canaries_refusal(Budget(tokens=10_000), Pricing(), CanarySizes((100, 60), 5, 1024)).split(": ")[0]
     '--budget'
