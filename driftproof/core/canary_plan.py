@@ -13,7 +13,6 @@ follow can never take the run past it; when the canaries alone do not fit, the r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from driftproof.core.plan import Budget, CasePlan, Plan, Pricing, Range, Spend

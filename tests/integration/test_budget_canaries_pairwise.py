@@ -79,7 +79,9 @@ def run_args(suite: Path, out: Path, *extra: str) -> list[str]:
             "--draws", "3", "--max-draws", "3", *extra]  # fmt: skip
 
 
-def test_the_plan_prices_the_canaries_apart_and_in_the_total(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_plan_prices_the_canaries_apart_and_in_the_total(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     suite = make_suite(tmp_path)
     w = Worst(suite)
     assert main(["plan", *run_args(suite, tmp_path / "r.json")[1:], "--format", "json"]) == 0

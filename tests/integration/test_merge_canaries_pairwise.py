@@ -60,7 +60,10 @@ def test_merge_pools_the_shards_canary_scores_and_sums_their_cost_and_the_pairwi
     receipt = load_receipt(merged)
     pooled = receipt.canaries
     assert pooled is not None and pooled.set_sha256 == first.canaries.set_sha256
-    assert [(c.id, c.scores) for c in pooled.canaries] == [("good", [0.9, 0.8, 0.6, 0.7]), ("own", [1.0, 1.0, 0.8, 0.8])]
+    assert [(c.id, c.scores) for c in pooled.canaries] == [
+        ("good", [0.9, 0.8, 0.6, 0.7]),
+        ("own", [1.0, 1.0, 0.8, 0.8]),
+    ]
     # good: mean 3.0 / 4 = 0.75, |0.75 − 0.9| = 0.15; own: 3.6 / 4 = 0.9, |0.9 − 1.0| = 0.1
     assert isclose(pooled.canaries[0].mean or 0, 0.75, abs_tol=1e-12)
     assert isclose(pooled.canaries[1].mean or 0, 0.9, abs_tol=1e-12)
