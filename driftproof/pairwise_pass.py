@@ -101,6 +101,7 @@ def judge_pairs(
 def run_pairwise(runner: Runner, pairs: PairCollector, stream: TextIO) -> dict[int, list[PairwiseResult]]:
     """The pass of a finished run: says what it will call, then judges every pair through the run's judge."""
     print(pairwise_start_line(len(pairs.pairs)), file=stream, flush=True)
+    runner.tally.planned += 2 * len(pairs.pairs)  # the progress line's total counts the pass's calls too
     how = PairwiseJudging(
         runner.judge, runner.options.judge_model, runner.options.judge_max_tokens, runner.options.concurrency
     )

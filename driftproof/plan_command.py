@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from driftproof.canaries import canary_set
+from driftproof.canary_planning import canary_sizes, plan_with_canaries
 from driftproof.core.defaults import DEFAULTS, judge_provider_for
 from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan import ARM_ORDER, Budget, Plan, Pricing
@@ -71,7 +73,10 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     arms = (*ARM_ORDER, PLACEBO_ARM) if request.placebo else ARM_ORDER  # a placebo arm is as long as the skill
     pairwise = request.judge_mode == JudgeMode.PAIRWISE
     settings = replace(settings, carried=dict(carried or {}), arms=arms, pairwise=pairwise)
-    return PlanReport(plan_of(suite.cases, settings, pricing), pricing, models, budget)
+    anchors = canary_set(suite, request.canaries, default=request.default_canaries)
+    sizes = canary_sizes(anchors.canaries if anchors else None, counts.judge_samples, JUDGE_MAX_TOKENS)
+    plan = plan_with_canaries(plan_of(suite.cases, settings, pricing), sizes, pricing, budget)
+    return PlanReport(plan, pricing, models, budget)
 
 
 def plan_request(
@@ -86,6 +91,8 @@ def plan_request(
         price_table=Path(args.price_table) if args.price_table else None,
         reference=Path(args.reference) if args.reference else None,
         judge_mode=args.judge_mode,
+        canaries=args.canaries,
+        default_canaries=args.default_canaries,
         **budget_flags,
     )
     return plan_for(request)

@@ -68,6 +68,13 @@ class Ledger:
     sizes: list[CaseSizes]
     committed: Spend = field(default_factory=Spend)
     refused: dict[int, Spend] = field(default_factory=dict)
+    canaries: Spend = field(default_factory=Spend)
+    """The judge-anchor canaries' worst case, reserved before they are judged (part of ``committed``)."""
+
+    def reserve_canaries(self, worst: Spend) -> None:
+        """The canaries' judge calls are about to start: their worst case is committed first."""
+        self.committed += worst
+        self.canaries += worst
 
     def worst(self, ci: int, arm: str) -> Spend:
         """The most one draw of case ``ci``'s ``arm`` can spend."""
@@ -97,6 +104,7 @@ class Ledger:
             max_tokens=self.settings.max_tokens,
             committed_tokens=self.committed.tokens,
             committed_usd=self.committed.usd(self.prices),
+            canaries_tokens=self.canaries.tokens or None,
             stopped_cases=len(stopped),
             needed_tokens=needed.tokens if stopped else None,
             needed_usd=needed.usd(self.prices) if stopped else None,

@@ -3,7 +3,9 @@
 In a log, a line comes at each tenth of the calls planned so far (the first round's estimate, growing as the
 stopping rule adds draws), with done/planned and the time elapsed, so a long run prints a few dozen lines at
 most, never one per call. ``done:`` is printed only when the run finished; an interrupted or stopped run
-ends without it.
+ends without it. The figures count every logical call the run makes: its draws' answers and judge samples, the
+pairwise pass's calls (in the runner's tally) and the judge-anchor canaries' judge calls, which are kept out of
+the run's ``logical_calls`` and added here (`PlainProgress.add_outside`).
 """
 
 from __future__ import annotations
@@ -24,18 +26,28 @@ class PlainProgress:
         self.start = time.monotonic()
         self._estimate = max(1, estimate)
         self._next = self._step(0)
+        #: Calls made outside the runner's tally (the canaries' judge calls, which are not the run's
+        #: ``logical_calls``), counted in the done and planned figures from when they are made.
+        self.outside = 0
+
+    def add_outside(self, calls: int) -> None:
+        """``calls`` more were made outside the runner's tally (the judge-anchor canaries, before the first draw)."""
+        self.outside += calls
 
     def _step(self, done: int) -> int:
         return done + max(1, -(-self._estimate // 10))  # a tenth of the plan, rounded up
 
     def _planned(self, tally: Tally) -> int:
-        return max(self._estimate, tally.planned, tally.logical_calls)
+        return max(self._estimate, tally.planned + self.outside, tally.logical_calls + self.outside)
+
+    def _done(self, tally: Tally) -> int:
+        return tally.logical_calls + self.outside
 
     def __call__(self, event: str, tally: Tally) -> None:
-        if event != "call" or tally.logical_calls < self._next:
+        if event != "call" or self._done(tally) < self._next:
             return
         self._estimate = self._planned(tally)
-        self._next = self._step(tally.logical_calls)
+        self._next = self._step(self._done(tally))
         print(f"progress: {self.line(tally)}", file=self.stream, flush=True)
 
     def line(self, tally: Tally) -> str:
@@ -43,11 +55,13 @@ class PlainProgress:
         retries = max(0, tally.endpoint_attempts - tally.logical_calls)
         lost = f"{tally.lost} lost draw" + ("" if tally.lost == 1 else "s")
         elapsed = time.monotonic() - self.start
-        return f"{tally.logical_calls}/{self._planned(tally)} calls · {retries} retries · {lost} · {elapsed:.0f} s"
+        return f"{self._done(tally)}/{self._planned(tally)} calls · {retries} retries · {lost} · {elapsed:.0f} s"
 
     def close(self, tally: Tally, *, finished: bool = True) -> None:
-        """The final line, only when the run finished."""
+        """The final line, only when the run finished: the calls made against the calls committed to (the first
+        round's estimate is dropped: a budget may have refused draws it counted)."""
         if finished:
+            self._estimate = 0
             print(f"done: {self.line(tally)}", file=self.stream, flush=True)
 
 
@@ -75,7 +89,7 @@ class BarProgress(PlainProgress):
         retries = max(0, tally.endpoint_attempts - tally.logical_calls)
         self._bar.update(
             self._task,
-            completed=tally.logical_calls,
+            completed=self._done(tally),
             total=self._planned(tally),
             note=f"{retries} retries · {tally.lost} lost",
         )

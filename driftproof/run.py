@@ -15,7 +15,8 @@ from typing import Any
 
 from driftproof.assemble import RunContext, build_receipt
 from driftproof.batch_runner import BatchRunner, check_batch_lanes
-from driftproof.canaries import CanaryJob, CanaryRun, canary_set
+from driftproof.canaries import CanaryJob, CanaryRun, CanarySet, canary_set
+from driftproof.canary_planning import canary_sizes, plan_with_canaries, reserve_canaries
 from driftproof.carry import NONE, Carry, RunFacts, carry_for
 from driftproof.core.batch_prices import batch_price
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
@@ -299,8 +300,7 @@ def run_suite(
         lane.close()
         judge.close()
         raise
-    anchors = canary_set(suite, request.canaries, default=request.default_canaries)
-    job = CanaryJob(anchors, plan.price) if anchors is not None else None
+    job = CanaryJob(plan.anchors, plan.price) if plan.anchors is not None else None
     spool = TranscriptSpool() if request.keep_transcripts else None  # the answers archive, written as draws finish
     try:
         runner, started = _draw(
@@ -395,6 +395,8 @@ class _Plan:
     journal: Journal
     lines: tuple[str, ...] = ()
     """The plan as printed before the first call (`driftproof.core.plan_sentences.plan_lines`)."""
+    anchors: CanarySet | None = None
+    """The judge-anchor canaries the run judges before its first draw; ``None``: none."""
 
 
 def _plan(
@@ -438,9 +440,10 @@ def _plan(
     carried = _carried_per_case(carry, suite)
     settings = plan_settings(rule, counts.judge_samples, ceilings, skill_text, carried=carried, arms=arms)
     settings = replace(settings, pairwise=request.judge_mode == JudgeMode.PAIRWISE)
-    shown = tuple(
-        plan_lines(plan_of(suite.cases, settings, pricing), pricing, models, budget, by_case=request.plan_by_case)
-    )
+    anchors = canary_set(suite, request.canaries, default=request.default_canaries)
+    sizes = canary_sizes(anchors.canaries if anchors else None, counts.judge_samples, JUDGE_MAX_TOKENS)
+    whole = plan_with_canaries(plan_of(suite.cases, settings, pricing), sizes, pricing, budget)  # refused: too dear
+    shown = tuple(plan_lines(whole, pricing, models, budget, by_case=request.plan_by_case))
     options = RunOptions(
         judge_model=judge_model,
         model=request.model,
@@ -476,7 +479,7 @@ def _plan(
             **({"placebo": GENERATOR} if placebo else {}),
         }
     )
-    return _Plan(reference, carry, price, options, _journal_for(request, out, fingerprint), shown)
+    return _Plan(reference, carry, price, options, _journal_for(request, out, fingerprint), shown, anchors)
 
 
 def _shard_lines(shard: Shard | None) -> tuple[str, ...]:
@@ -546,7 +549,9 @@ def _draw(
     finished = False
     try:
         if canaries is not None:  # the judge-anchor canaries first: a judge that cannot be reached stops before a draw
-            canaries.run(judge, options, stream)
+            anchors = canary_sizes(canaries.canaries.canaries, options.judge_samples, options.judge_max_tokens)
+            reserve_canaries(runner.ledger, anchors)  # their worst case is committed before their first call
+            progress.add_outside(canaries.run(judge, options, stream).overhead.judge_calls)
         runner.run(journal, resume=request.resume)
         if pairs is not None:
             runner.pairwise = run_pairwise(runner, pairs, stream)

@@ -23,9 +23,14 @@ class RunBudget(_Model):
     max_tokens: Count
     """The output ceiling of each answer (--max-tokens), which the worst case of every call counts."""
     committed_tokens: Count
-    """Tokens of the worst cases of every draw the run started (its answer and judge samples), within the budget."""
+    """Tokens of the worst cases of every draw the run started (its answer, its judge samples and, with
+    --judge-mode pairwise, a with-skill draw's pair of side-by-side calls) and of the canaries' judge calls, within
+    the budget."""
     committed_usd: float | None = None
     """The same in USD at the answering model's and the judge's prices; null without both prices."""
+    canaries_tokens: Count | None = None
+    """Of committed_tokens, the worst case of the judge-anchor canaries' judge calls (each judge sample its prompt
+    plus the judge's output ceiling), reserved before they were judged; null when the run judged none. Since 0.17."""
     stopped_cases: Count = 0
     """Cases the budget stopped (their stop_reason: "stopped at the token budget"); each reads underpowered."""
     needed_tokens: Count | None = None

@@ -42,7 +42,8 @@ class Canaries(_Model):
     """Where the set came from: the suite's canaries: list, or the set shipped with Driftproof."""
     set_sha256: Sha256 = Field(description="SHA-256 over every canary's id, expected score, answer and rubric.")
     judge_samples: Count
-    """Judge samples per canary: the run's judge samples per draw."""
+    """Judge samples per canary: the run's judge samples per draw (in a receipt merged from shards, every shard's
+    pooled: the shards × that)."""
     tolerance: float
     """The tolerance the rule used (docs/canaries.md)."""
     mean_abs_deviation: float | None = None

@@ -189,6 +189,10 @@ class Plan:
     settings: PlanSettings
     cases: tuple[CasePlan, ...]
     total: CasePlan
+    canaries: CasePlan | None = None
+    """The judge-anchor canaries' judge calls, before the first draw (counted in ``total``); ``None``: none."""
+    canary_count: int = 0
+    """How many canaries ``canaries`` judges (each ``settings.judge_samples`` times)."""
 
 
 def arm_draws(settings: PlanSettings, arm: str) -> Range:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from driftproof.core.models import Price
-from driftproof.core.plan import Budget, CasePlan, Plan, Pricing, Range
+from driftproof.core.plan import Budget, CasePlan, Plan, Pricing, Range, Spend
 
 #: ``cases[].stop_reason`` of a case the budget stopped (``--budget`` or ``--budget-usd``); it reads underpowered.
 STOPPED_AT_BUDGET = "stopped at the token budget"
@@ -45,6 +45,9 @@ def plan_head(plan: Plan, cases: int) -> str:
     s = plan.settings
     carried = [f"{arm} {s.carried[arm]}" for arm in s.arms if s.carried.get(arm)]
     also = f" (carried per case, not drawn: {', '.join(carried)})" if carried else ""
+    also += " + 2 pairwise calls per draw pair" if s.pairwise else ""
+    if plan.canaries is not None:
+        also += f" + {plan.canary_count} canaries × {s.judge_samples} judge samples"
     return (
         f"plan: {cases} case{'' if cases == 1 else 's'} × {len(s.arms)} arms × {s.min_draws} to {s.max_draws} "
         f"draws × (1 answer + {s.judge_samples} judge samples){also}: at least {plan.total.calls.low}, at most "
@@ -63,11 +66,24 @@ def case_line(case: CasePlan) -> str:
 def sizes_line(plan: Plan) -> str:
     """How the token figures are made."""
     s = plan.settings
+    extra = ""
+    if s.pairwise:
+        extra += f"; a pairwise call: its template, both answers (each at most {s.max_tokens}) and {s.judge_max_tokens}"
+    if plan.canaries is not None:
+        extra += f"; a canary's judge sample: its judge prompt (task, rubric, answer) and {s.judge_max_tokens}"
     return (
         "tokens: ceil(chars / 4) of each prompt, the skill and the judge's template; at least the prompts alone, "
         f"at most + --max-tokens {s.max_tokens} per answer (graded in each judge prompt too) and {s.judge_max_tokens} "
-        "per judge sample"
+        f"per judge sample{extra}"
     )
+
+
+def canaries_line(plan: Plan) -> str | None:
+    """The canaries' line of the plan: judged once per run, before the first draw; ``None`` without canaries."""
+    if plan.canaries is None:
+        return None
+    line = case_line(plan.canaries)
+    return f"{line} ({plan.canary_count} × {plan.settings.judge_samples} judge samples, before the first draw)"
 
 
 def no_price_line(model: str | None, role: str) -> str:
@@ -119,6 +135,28 @@ def budget_needed_line(stopped: int, budget: Budget, needed_tokens: int, needed_
     )
 
 
+def canaries_over_budget(
+    count: int, samples: int, judge_max_tokens: int, budget: Budget, worst: Spend, prices: Pricing
+) -> str:
+    """Why a run is refused before any call: its canaries' worst case alone passes the budget.
+
+    >>> canaries_over_budget(2, 5, 1024, Budget(tokens=10_000), Spend(judge_input=800, judge_output=10_240), Pricing())
+    '--budget: the 2 judge-anchor canaries × 5 judge samples need up to 11,040 tokens at their worst case \
+(each judge sample its prompt + 1024 output tokens), judged before the first draw; the budget is 10,000 tokens: \
+raise --budget, or skip the canaries with --no-canaries'
+    """
+    over_tokens = budget.tokens is not None and worst.tokens > budget.tokens
+    flag = "--budget" if over_tokens else "--budget-usd"
+    given = f"{budget.tokens:,} tokens" if over_tokens else usd_text(budget.usd)
+    usd = worst.usd(prices)
+    need = f"{worst.tokens:,} tokens" + ("" if over_tokens or usd is None else f" ({usd_text(usd)})")
+    return (
+        f"{flag}: the {count} judge-anchor canaries × {samples} judge samples need up to {need} at their worst "
+        f"case (each judge sample its prompt + {judge_max_tokens} output tokens), judged before the first draw; "
+        f"the budget is {given}: raise {flag}, or skip the canaries with --no-canaries"
+    )
+
+
 def price_line(role: str, model: str | None, price: Price | None) -> str:
     """Which price a plan's dollar figures read for one role, or why it has none."""
     if price is None:
@@ -137,6 +175,8 @@ def plan_lines(
     lines = [plan_head(plan, len(plan.cases))]
     if by_case:
         lines += [case_line(c) for c in plan.cases]
+    if (canaries := canaries_line(plan)) is not None:
+        lines.append(canaries)
     lines.append(case_line(plan.total))
     lines.append(sizes_line(plan))
     lines.append(price_line("answering model", models[0], prices.answer))
@@ -181,8 +221,16 @@ def plan_json(
             "skill_tokens": s.skill,
             "carried": {arm: s.carried.get(arm, 0) for arm in s.arms},
             "arms": list(s.arms),
+            "pairwise": s.pairwise,
         },
         "cases": [_case_json(c) for c in plan.cases],
+        "canaries": None
+        if plan.canaries is None
+        else {
+            "count": plan.canary_count,
+            "judge_samples": s.judge_samples,
+            **{k: v for k, v in _case_json(plan.canaries).items() if k not in ("id", "draws")},
+        },
         "total": {k: v for k, v in _case_json(plan.total).items() if k != "id"},
         "prices": {
             "answering_model": {"model": models[0], "price": price(prices.answer)},

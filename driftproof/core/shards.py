@@ -20,6 +20,8 @@ from driftproof.core.economics import cost, sum_usage
 from driftproof.core.fields import found
 from driftproof.core.models import ArmUsage, Economics, JudgeOverhead, Receipt, Shard, ShardSeal, Tool
 from driftproof.core.models import Counts as CountsRecord
+from driftproof.core.pairwise import overall
+from driftproof.core.shard_judging import pooled_canaries, summed_canary_overhead, summed_pairwise
 from driftproof.core.shard_sentences import NOT_A_SHARD, SHARD_FORM, differs, missing, overlap, too_many_shards
 from driftproof.core.words import Verification
 
@@ -113,6 +115,9 @@ SAME: tuple[tuple[str, Callable[[Receipt], object]], ...] = (
     ("judge", _judge),
     ("economics.judge_overhead.price", lambda r: _dump(r.economics.judge_overhead.price)),
     ("placebo", lambda r: _dump(r.placebo)),  # --placebo on every shard or none, the same text
+    *((f"canaries.{name}", lambda r, n=name: getattr(r.canaries, n) if r.canaries else None) for name in (
+        "source", "set_sha256", "judge_samples", "tolerance",  # every shard judged the same canaries alike
+    )),
 )  # fmt: skip
 """Every field a shard must share with the first, by its name in a refusal (models reported may differ)."""
 
@@ -192,6 +197,8 @@ def merged_body(receipts: Sequence[Receipt], tool: Tool, created_at: str) -> dic
         judge = judge.model_copy(update={"models_reported": reported})
     overheads = [r.economics.judge_overhead for r in ordered]
     usage = sum_usage([o.usage for o in overheads])
+    pairwise = summed_pairwise([o.pairwise_usage for o in overheads], [o.pairwise_calls for o in overheads])
+    cases = [by_id[c] for c in suite_ids]
     lows = [r.counts.draws_per_arm_min for r in ordered if r.counts.draws_per_arm_min is not None]
     highs = [r.counts.draws_per_arm_max for r in ordered if r.counts.draws_per_arm_max is not None]
     return {
@@ -208,7 +215,9 @@ def merged_body(receipts: Sequence[Receipt], tool: Tool, created_at: str) -> dic
             draws_per_arm_max=max(highs, default=None),
             judge_samples_per_draw=first.counts.judge_samples_per_draw,
         ),
-        "cases": [by_id[c] for c in suite_ids],
+        "cases": cases,
+        "canaries": pooled_canaries([r.canaries for r in ordered]),
+        "pairwise_summary": overall([c.pairwise for c in cases]),
         "placebo": first.placebo,
         "economics": Economics(
             generation=ArmUsage(
@@ -223,6 +232,9 @@ def merged_body(receipts: Sequence[Receipt], tool: Tool, created_at: str) -> dic
                 cost_usd=cost(usage, overheads[0].price),
                 judged_draws_counted=_total([o.judged_draws_counted for o in overheads]),
                 judged_draws_missing_usage=_total([o.judged_draws_missing_usage for o in overheads]),
+                canaries=summed_canary_overhead([o.canaries for o in overheads], overheads[0].price),
+                pairwise_usage=pairwise.usage,
+                pairwise_calls=pairwise.calls,
             ),
         ),
         "shards": [
