@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from driftproof.carry import refuse_pairwise_carry
 from driftproof.core.defaults import DEFAULTS, judge_provider_for
 from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan import ARM_ORDER, Budget, Plan, Pricing
@@ -52,6 +53,7 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     """The plan of ``request``, refusing what ``run`` would refuse of its counts, suite, skill, reference, prices
     and budget; ``carried``: by arm, draws per case the run carries rather than draws."""
     counts = resolve_counts(request)
+    refuse_pairwise_carry(request.judge_mode, request.carry_baseline, request.reference)
     budget = check_budget(request.budget, request.budget_usd)
     max_tokens = check_max_tokens(request.max_tokens)
     suite = load_suite(request.suite)

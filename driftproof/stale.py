@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from driftproof.conditions_today import conditions_today
 from driftproof.core import stale_sentences
 from driftproof.core.models import Receipt
 from driftproof.core.stale import StaleReport, Today, stale
@@ -50,6 +51,15 @@ def gather_today(request: RunRequest, receipt: Receipt) -> Today:
             delivery=request.delivery,
             stopping_rule=counts.stopping_rule().describe(),
             judge_samples=counts.judge_samples,
+            conditions=conditions_today(
+                suite,
+                skill_text,
+                delivery=request.delivery,
+                judge_mode=request.judge_mode,
+                placebo=request.placebo,
+                canaries=request.canaries,
+                default_canaries=request.default_canaries,
+            ),
         )
     finally:
         lanes[0].close()
