@@ -16,7 +16,7 @@ from driftproof.conditions_today import conditions_today
 from driftproof.core import stale_sentences
 from driftproof.core.models import Receipt
 from driftproof.core.stale import StaleReport, Today, stale
-from driftproof.core.words import Provider
+from driftproof.core.words import JudgeMode, Provider
 from driftproof.errors import InputError
 from driftproof.receipts import load_receipt
 from driftproof.run import RunRequest, make_lanes, resolve_counts
@@ -110,6 +110,11 @@ def recorded_flags(receipt: Receipt) -> dict[str, Any]:
         "max_draws": settings.draws_max,
         "judge_samples": settings.judge_samples,
         "as_reference": bool(settings.as_reference),
+        # beside the arms (`core.stale_conditions`): as the receipt was drawn, so the same command asks nothing new
+        "placebo": receipt.placebo is not None,
+        "judge_mode": JudgeMode.PAIRWISE if judge is not None and judge.pairwise is not None else None,
+        "canaries": receipt.canaries is not None,
+        "default_canaries": receipt.canaries is not None and receipt.canaries.source == "default",
     }
     if judge is not None and judge.provider in tuple(Provider):
         recorded |= {"judge_provider": judge.provider, "judge_base_url": judge.base_url}
