@@ -23,6 +23,7 @@ from driftproof.core.models import (
     Economics,
     Judge,
     JudgeOverhead,
+    NeighbourSkill,
     Price,
     Receipt,
     Run,
@@ -74,6 +75,8 @@ class RunContext:
     """Drawn to the deeper rule of a stored reference receipt (``--as-reference``)."""
     shard: Shard | None = None
     """Which part of the suite the run drew (``--shard``); ``None`` for the whole suite."""
+    neighbours: tuple[NeighbourSkill, ...] | None = None
+    """With ``discover`` delivery, the neighbour skills installed in both arms (empty: none); ``None`` otherwise."""
     canaries: Canaries | None = None
     """The judge-anchor canaries as judged (`driftproof.canaries`); ``None`` when the run judged none."""
     canary_overhead: CanaryOverhead | None = None
@@ -208,6 +211,7 @@ def _skill(ctx: RunContext) -> Skill | None:
         chars=len(ctx.skill_text),
         tokens=economics.estimate_tokens(ctx.skill_text),
         installed_as=skill_name(ctx.skill_text) if ctx.delivery == Delivery.DISCOVER else None,
+        neighbours=list(ctx.neighbours) if ctx.neighbours is not None else None,
     )
 
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from driftproof.conditions_today import conditions_today
 from driftproof.core import carry_sentences
 from driftproof.core.carry import carry_arm, standing_baselines, why_not_carried
 from driftproof.core.models import Draw, Receipt
 from driftproof.core.stale import stale
+from driftproof.core.words import JudgeMode
+from driftproof.errors import InputError
 from driftproof.lanes.base import Lane
 from driftproof.suite import Suite
 from driftproof.today import today_of
@@ -36,6 +39,9 @@ class Carry:
 
 NONE = Carry({}, None, ())
 
+RUN_CONDITIONS = ("judge_mode", "placebo", "canaries", "default_canaries")
+"""The ``RunRequest`` fields `RunFacts` takes beside the five it starts with (the same names)."""
+
 
 @dataclass(frozen=True, slots=True)
 class RunFacts:
@@ -46,6 +52,18 @@ class RunFacts:
     delivery: str
     stopping_rule: str
     judge_samples: int
+    judge_mode: str = JudgeMode.ABSOLUTE
+    placebo: bool = False
+    canaries: bool = False
+    default_canaries: bool = False
+    """The run's ``--judge-mode``, ``--placebo`` and canaries: compared beside the arms (advisories only)."""
+
+
+def refuse_pairwise_carry(judge_mode: str, carry_baseline: bool, reference: object) -> None:
+    """Refuse ``--judge-mode pairwise`` with a baseline to carry: a carried draw's answer is not in this run, so
+    its pair could not be judged (docs/stale.md). ``reference``: the run's ``--reference``, ``None`` for none."""
+    if judge_mode == JudgeMode.PAIRWISE and carry_baseline and reference is not None:
+        raise InputError(carry_sentences.PAIRWISE_CARRY)
 
 
 def carry_for(
@@ -67,6 +85,15 @@ def carry_for(
         delivery=facts.delivery,
         stopping_rule=facts.stopping_rule,
         judge_samples=facts.judge_samples,
+        conditions=conditions_today(
+            suite,
+            skill_text,
+            delivery=facts.delivery,
+            judge_mode=facts.judge_mode,
+            placebo=facts.placebo,
+            canaries=facts.canaries,
+            default_canaries=facts.default_canaries,
+        ),
     )
     report = stale(source, today)
     seal = source.seal.sha256

@@ -17,6 +17,7 @@ from typing import Any
 
 from driftproof.canaries import canary_set
 from driftproof.canary_planning import canary_sizes, plan_with_canaries
+from driftproof.carry import refuse_pairwise_carry
 from driftproof.core.defaults import DEFAULTS, judge_provider_for
 from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan import ARM_ORDER, Budget, Plan, Pricing
@@ -54,6 +55,7 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     """The plan of ``request``, refusing what ``run`` would refuse of its counts, suite, skill, reference, prices
     and budget; ``carried``: by arm, draws per case the run carries rather than draws."""
     counts = resolve_counts(request)
+    refuse_pairwise_carry(request.judge_mode, request.carry_baseline, request.reference)
     budget = check_budget(request.budget, request.budget_usd)
     max_tokens = check_max_tokens(request.max_tokens)
     suite = load_suite(request.suite)

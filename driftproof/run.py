@@ -17,11 +17,12 @@ from driftproof.assemble import RunContext, build_receipt
 from driftproof.batch_runner import BatchRunner, check_batch_lanes
 from driftproof.canaries import CanaryJob, CanaryRun, CanarySet, canary_set
 from driftproof.canary_planning import canary_sizes, plan_with_canaries, reserve_canaries
-from driftproof.carry import NONE, Carry, RunFacts, carry_for
+from driftproof.carry import NONE, RUN_CONDITIONS, Carry, RunFacts, carry_for, refuse_pairwise_carry
+from driftproof.conditions_today import neighbour_records
 from driftproof.core.batch_prices import batch_price
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.economics import estimate_tokens
-from driftproof.core.models import Price, Receipt, Shard
+from driftproof.core.models import NeighbourSkill, Price, Receipt, Shard
 from driftproof.core.placebo import GENERATOR, PLACEBO_ARM, placebo_text
 from driftproof.core.plan_sentences import plan_lines
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
@@ -278,6 +279,7 @@ def run_suite(
     counts = resolve_counts(request)
     check_budget(request.budget, request.budget_usd)
     check_max_tokens(request.max_tokens)
+    refuse_pairwise_carry(request.judge_mode, request.carry_baseline, request.reference)
     suite = load_suite(request.suite)
     if counts.preset is not None:
         suite = replace(suite, cases=suite.cases[:1])
@@ -286,6 +288,7 @@ def run_suite(
     neighbours: tuple[str, ...] = ()
     if request.delivery == Delivery.DISCOVER and suite.neighbours:  # installed beside the skill, in both arms
         neighbours, suite = neighbour_texts(suite), installed_neighbours(suite)
+    installed = neighbour_records(suite, neighbours) if request.delivery == Delivery.DISCOVER else None
     out = request.out or default_out(request.suite, request.quick)
     out = default_shard_out(out, shard) if shard is not None and request.out is None else out
     check_output(out)
@@ -335,6 +338,7 @@ def run_suite(
             archive,
             shard,
             job.result if job is not None else None,
+            installed,
         )
         write_receipt(receipt, out, beside={archive.path: archive.lines} if archive else None)  # both, or neither
     finally:
@@ -356,6 +360,7 @@ def _seal(
     archive: Archive | None,
     shard: Shard | None,
     canaries: CanaryRun | None = None,
+    neighbours: tuple[NeighbourSkill, ...] | None = None,
 ) -> Receipt:
     """The sealed receipt of a finished run (of one shard of the suite when ``shard`` is given)."""
     lane, judge, judge_model = lanes
@@ -380,6 +385,7 @@ def _seal(
         shard=shard,
         canaries=canaries.record if canaries is not None else None,
         canary_overhead=canaries.overhead if canaries is not None else None,
+        neighbours=neighbours,
     )
     return build_receipt(runner, ctx)
 
@@ -415,7 +421,14 @@ def _plan(
     reference = reference_for(source, suite, lane.provider, judge.provider, judge_model)
     carry = NONE
     if source is not None and request.carry_baseline:
-        facts = RunFacts(request.model, request.capture, request.delivery, rule.describe(), counts.judge_samples)
+        facts = RunFacts(
+            request.model,
+            request.capture,
+            request.delivery,
+            rule.describe(),
+            counts.judge_samples,
+            **{name: getattr(request, name) for name in RUN_CONDITIONS},
+        )
         label = request.reference_label or str(request.reference if isinstance(request.reference, Path) else "")
         carry = carry_for(source, suite, skill_text, lanes, facts, label or "the reference")
     if reference.arms and rule.max_draws < rule.call_min:

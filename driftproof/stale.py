@@ -12,10 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from driftproof.conditions_today import conditions_today
 from driftproof.core import stale_sentences
 from driftproof.core.models import Receipt
 from driftproof.core.stale import StaleReport, Today, stale
-from driftproof.core.words import Provider
+from driftproof.core.words import JudgeMode, Provider
 from driftproof.errors import InputError
 from driftproof.receipts import load_receipt
 from driftproof.run import RunRequest, make_lanes, resolve_counts
@@ -50,6 +51,15 @@ def gather_today(request: RunRequest, receipt: Receipt) -> Today:
             delivery=request.delivery,
             stopping_rule=counts.stopping_rule().describe(),
             judge_samples=counts.judge_samples,
+            conditions=conditions_today(
+                suite,
+                skill_text,
+                delivery=request.delivery,
+                judge_mode=request.judge_mode,
+                placebo=request.placebo,
+                canaries=request.canaries,
+                default_canaries=request.default_canaries,
+            ),
         )
     finally:
         lanes[0].close()
@@ -100,6 +110,11 @@ def recorded_flags(receipt: Receipt) -> dict[str, Any]:
         "max_draws": settings.draws_max,
         "judge_samples": settings.judge_samples,
         "as_reference": bool(settings.as_reference),
+        # beside the arms (`core.stale_conditions`): as the receipt was drawn, so the same command asks nothing new
+        "placebo": receipt.placebo is not None,
+        "judge_mode": JudgeMode.PAIRWISE if judge is not None and judge.pairwise is not None else None,
+        "canaries": receipt.canaries is not None,
+        "default_canaries": receipt.canaries is not None and receipt.canaries.source == "default",
     }
     if judge is not None and judge.provider in tuple(Provider):
         recorded |= {"judge_provider": judge.provider, "judge_base_url": judge.base_url}

@@ -11,6 +11,7 @@ from driftproof.assemble import judge_setting
 from driftproof.core.models import Receipt
 from driftproof.core.seal import sha256_text
 from driftproof.core.stale import CaseToday, Today
+from driftproof.core.stale_conditions import ConditionsToday
 from driftproof.judge import rubric_hash
 from driftproof.lanes.base import Lane
 from driftproof.suite import Suite
@@ -27,9 +28,11 @@ def today_of(
     delivery: str,
     stopping_rule: str,
     judge_samples: int,
+    conditions: ConditionsToday,
 ) -> Today:
     """The facts a run with these lanes and settings records, each case hashed as a run hashes it (the rubric
-    also under the template ``receipt`` recorded, so that a template change is reported once)."""
+    also under the template ``receipt`` recorded, so that a template change is reported once); ``conditions``:
+    the neighbours, pairwise judging, placebo and canaries (`driftproof.conditions_today.conditions_today`)."""
     lane, judge, judge_model = lanes
     recorded_template = receipt.judge.template_sha256 if receipt.judge else None
     cases = tuple(
@@ -56,4 +59,5 @@ def today_of(
         judge=judge_setting(judge, judge_model),
         judge_samples=judge_samples,
         cases=cases,
+        conditions=conditions,
     )

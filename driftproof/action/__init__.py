@@ -73,7 +73,7 @@ from driftproof.core.shard_sentences import shard_job_done
 from driftproof.core.shards import MERGE
 from driftproof.core.stale import BaselineStanding, baseline_standing
 from driftproof.core.stale_sentences import TITLE_BASELINE
-from driftproof.core.words import FailOn
+from driftproof.core.words import FailOn, JudgeMode
 from driftproof.credentials import redact
 from driftproof.errors import (
     DriftproofError,
@@ -365,7 +365,8 @@ def _request(
         judge_base_url=config.judge_base_url,
         reference=reference,
         as_reference=as_reference,
-        carry_baseline=config.carry_baseline and not config.sentinel,  # a carried arm could never move
+        # a carried arm could never move (sentinel); pairwise needs the baseline's answers, which carrying lacks
+        carry_baseline=config.carry_baseline and not config.sentinel and config.judge_mode != JudgeMode.PAIRWISE,
         reference_label=label,
         shard=config.shard if config.shard != MERGE else None,
         environ=dict(ctx.environ),

@@ -94,3 +94,10 @@ def promote_rule(recorded: str | None, today: str) -> str:
 
 TITLE_CARRIED = "Driftproof baseline carried"
 TITLE_PROMOTED = "Driftproof promoted"
+
+PAIRWISE_CARRY = (
+    "--judge-mode: pairwise judges each draw pair's two answers side by side, and a baseline carried from "
+    "--reference brings its scores but not its answers; add --no-carry-baseline (the baseline is drawn) "
+    "or drop --judge-mode pairwise"
+)
+"""Why a run (or a plan) asking ``--judge-mode pairwise`` with a carried baseline is refused, before any call."""

@@ -23,6 +23,7 @@ from driftproof.core.model_base import Count as Count
 from driftproof.core.model_base import ReceiptPart as _Model
 from driftproof.core.model_base import Score as Score
 from driftproof.core.model_base import Sha256 as Sha256
+from driftproof.core.neighbour_model import NeighbourSkill as NeighbourSkill
 from driftproof.core.pairwise_models import PairwiseCall as PairwiseCall
 from driftproof.core.pairwise_models import PairwiseResult as PairwiseResult
 from driftproof.core.pairwise_models import PairwiseSettings as PairwiseSettings
@@ -373,6 +374,9 @@ class Skill(_Model):
     installed_as: str | None = None
     """With discover delivery, the folder name the skill was installed under (its frontmatter name as a slug),
     the name draws[].skills_fired gives it; null otherwise and before 0.17. Since 0.17."""
+    neighbours: list[NeighbourSkill] | None = None
+    """With discover delivery, the neighbour skills installed beside it in every draw of both arms (empty when the
+    suite declares none); null otherwise, and in receipts written before it was recorded. Since 0.17."""
 
 
 class Suite(_Model):

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from driftproof.core import stale_sentences
 from driftproof.core.models import Case, Harness, Judge, Receipt
+from driftproof.core.stale_conditions import ConditionsToday, conditions
 from driftproof.core.stopping import parse_rule, reference_form
 from driftproof.core.words import ArmName, Staleness, Surface
 
@@ -64,6 +65,9 @@ class Today:
     judge_samples: int
     cases: tuple[CaseToday, ...]
     sampling: Mapping[str, Any] = field(default_factory=dict)
+    conditions: ConditionsToday | None = None
+    """The neighbour skills, pairwise judging, placebo and canaries (`core.stale_conditions`); ``None``: not
+    gathered, so not compared (only facts built by hand: ``today_of`` always gathers them)."""
 
 
 class ArmStaleness(NamedTuple):
@@ -278,6 +282,11 @@ def stale(receipt: Receipt, today: Today) -> StaleReport:
     shared = _Collector()
     _run_facts(shared, receipt, today)
     _judge_facts(shared, receipt, today)
+    if today.conditions is not None:
+        more = conditions(receipt, today.conditions)
+        shared.findings.extend(_Finding(Kind.DRAW, reason, BOTH) for reason in more.rerun_both)
+        shared.advisories.extend(more.advisories)
+        shared.unknown.extend(u for u in more.unknown if u not in shared.unknown)
     kept = receipt.transcripts is not None
     recorded = {case.id: case for case in receipt.cases}
     cases = []

@@ -190,6 +190,7 @@ def test_every_field_of_every_receipt_object_is_described() -> None:
     from driftproof.core import (
         budget_model,
         canary_models,
+        neighbour_model,
         pairwise_models,
         placebo_model,
         provenance,
@@ -206,6 +207,7 @@ def test_every_field_of_every_receipt_object_is_described() -> None:
             budget_model,
             placebo_model,
             canary_models,
+            neighbour_model,
             pairwise_models,
             usage_model,
         )
