@@ -9,7 +9,7 @@ with ``--identity``, ``--repository``, ``--workflow`` and ``--ref`` (`driftproof
 JSON lines (what ``gh attestation download`` writes) is tried a bundle at a time.
 
 Exit status: 0 verified; 1 not verified (a seal mismatch, a signature that does not verify, a subject or signer
-that is not the one asked), with one line saying why; 2 bad input (not a receipt, not a bundle, no signer named,
+that is not the one asked), with one line saying why; 2 bad input (not a receipt, not a bundle,
 the ``verify`` extra missing), before anything is verified.
 """
 
@@ -28,7 +28,7 @@ from driftproof.core.seal import check_seal
 from driftproof.core.signing import OIDS, IdentityAsked, WorkflowIdentity, identity_of, identity_refusal
 from driftproof.core.signing import subject_refusal as statement_refusal
 from driftproof.core.signing_sentences import (
-    ASK_FOR_A_SIGNER,
+    SIGNER_NOT_PINNED,
     VERIFY_EXTRA,
     bad_signature,
     identity_line,
@@ -68,8 +68,6 @@ class VerifyOutcome:
 def verify_receipt(request: VerifyRequest) -> VerifyOutcome:
     """Check the receipt's seal, then the bundle's signature and signer; raise `InputError`/`ReceiptError` (exit
     2) for input that is not what it must be, before anything is verified."""
-    if request.bundle is not None and not request.asked.any:
-        raise InputError(f"--bundle: {ASK_FOR_A_SIGNER}")
     if request.bundle is None and request.asked.any:
         raise InputError("--identity, --repository, --workflow, --ref: they check a signature; give it with --bundle")
     source = str(request.receipt)
@@ -187,8 +185,6 @@ def _check_one(sigstore: Any, verifier: Any, doc: dict[str, Any], chunk: bytes, 
 def check_signature(raw: bytes, path: Path, asked: IdentityAsked, source: str) -> VerifyOutcome:
     """Whether the bundle at ``path`` signs the bytes ``raw`` (named ``source`` in lines), by the signer
     ``asked``: the library's offline checks, the attestation's subject, then the workflow identity."""
-    if not asked.any:
-        raise InputError(f"--bundle: {ASK_FOR_A_SIGNER}")
     sigstore = _sigstore()
     bundles = _bundles(path)
     verifier = sigstore.verify.Verifier.production(offline=True)
@@ -208,6 +204,8 @@ def check_signature(raw: bytes, path: Path, asked: IdentityAsked, source: str) -
         kind = "attestation" if "dsseEnvelope" in doc else "signature of the file"
         lines.append(signature_line(source, kind, index, when))
         lines += [identity_line(label, value) for label, value in _shown(identity)]
+        if not asked.any:  # verified, and who signed is shown; whether that signer is trusted is the reader's call
+            lines.append(SIGNER_NOT_PINNED)
         return VerifyOutcome(tuple(lines), identity=identity)
     why = first_refusal or bad_signature("no bundle")
     if len(bundles) > 1:

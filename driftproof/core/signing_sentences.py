@@ -7,9 +7,9 @@ from collections.abc import Sequence
 NOT_A_STATEMENT = "the attestation's payload is not an in-toto statement (application/vnd.in-toto+json)"
 NO_SUBJECT = "the attestation's in-toto statement names no subject"
 VERIFY_EXTRA = "install the verify extra: pip install 'driftproof[verify]'"
-ASK_FOR_A_SIGNER = (
-    "name the signer whose signature counts: --repository OWNER/NAME (and --workflow, --ref) or --identity URI; "
-    "any GitHub workflow can sign any bytes"
+SIGNER_NOT_PINNED = (
+    "  signer not pinned: any GitHub workflow can sign any bytes, so this says who signed, not that it was the one "
+    "you trust; to require it, add --repository OWNER/NAME (and --workflow, --ref) or --identity URI"
 )
 
 

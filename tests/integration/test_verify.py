@@ -74,9 +74,19 @@ def test_not_a_receipt_exits_2(
     assert reason in err
 
 
-def test_bundle_without_a_signer_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["verify", str(FIXTURES / "receipt-0.16.json"), "--bundle", str(ATTESTATION)]) == 2
-    assert capsys.readouterr().err.startswith("driftproof: error: --bundle: name the signer whose signature counts")
+@needs_sigstore
+def test_a_bundle_without_a_named_signer_verifies_shows_who_signed_and_says_it_was_not_pinned() -> None:
+    """``verify RECEIPT --bundle FILE`` as issue 15 spells it: the signature and the identity that produced it are
+    checked and shown; with no signer named, a last line says the signer was not pinned (exit 0)."""
+    from driftproof.verify import check_signature
+
+    outcome = check_signature(ATTESTED.read_bytes(), ATTESTATION, IdentityAsked(), "artifact")
+    assert outcome.failure is None and outcome.exit_code == 0
+    assert outcome.lines[1] == "  repository: malancas/attest-demo"
+    assert outcome.lines[-1].startswith("  signer not pinned: any GitHub workflow can sign any bytes")
+    assert "--repository OWNER/NAME" in outcome.lines[-1]
+    pinned = check_signature(ATTESTED.read_bytes(), ATTESTATION, DEMO, "artifact")
+    assert not any("not pinned" in line for line in pinned.lines)  # a named signer: no such line
 
 
 def test_missing_verify_extra_names_it(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
