@@ -3,9 +3,10 @@
 The main thread runs an event loop over a completion queue: every call that comes back is journaled at once; a
 finished answer sends its judge samples; a draw whose samples are all in is finalised, journaled and recorded by
 index; a case whose round is complete asks the stopping rule for more draws, which take the smallest free
-indices of their arm. Results are stored by index, so the receipt does not depend on timing. Ctrl-C (or a kill)
-leaves the journal and no receipt; ``--resume`` finishes the run from it (`driftproof.resume`) without asking
-again for any answer or judge sample that came back.
+indices of their arm; at most `DRAWS_IN_FLIGHT` draws are under way at once. Results are stored by index, so
+the receipt does not depend on timing. Ctrl-C (or a kill) leaves the journal and no receipt; ``--resume``
+finishes the run from it (`driftproof.resume`) without asking again for any answer or judge sample that came
+back.
 """
 
 from __future__ import annotations
