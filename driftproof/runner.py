@@ -3,15 +3,17 @@
 The main thread runs an event loop over a completion queue: every call that comes back is journaled at once; a
 finished answer sends its judge samples; a draw whose samples are all in is finalised, journaled and recorded by
 index; a case whose round is complete asks the stopping rule for more draws, which take the smallest free
-indices of their arm. Results are stored by index, so the receipt does not depend on timing. Ctrl-C (or a kill)
-leaves the journal and no receipt; ``--resume`` finishes the run from it (`driftproof.resume`) without asking
-again for any answer or judge sample that came back.
+indices of their arm; at most `DRAWS_IN_FLIGHT` draws are under way at once. Results are stored by index, so
+the receipt does not depend on timing. Ctrl-C (or a kill) leaves the journal and no receipt; ``--resume``
+finishes the run from it (`driftproof.resume`) without asking again for any answer or judge sample that came
+back.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -43,6 +45,7 @@ from driftproof.judge import judge_request
 from driftproof.judge_batch import sample_groups, split_samples
 from driftproof.lanes.base import FATAL, Generation, GenerationRequest, Lane
 from driftproof.planning import arms_of, ledger_for
+from driftproof.receipt_memory import FieldSets
 from driftproof.resume import Restored, restore
 from driftproof.stop_lines import stop_message
 from driftproof.suite import Suite, SuiteCase
@@ -52,6 +55,12 @@ NOT_STARTED = Generation(text="", error="not started: the run is stopping")
 """What a worker returns for a call it did not start because the run is stopping (never counted)."""
 
 __all__ = ["ARMS", "RunOptions", "Runner", "Tally"]
+
+DRAWS_IN_FLIGHT = 256
+"""At most this many draws (or four per worker, if more) are under way at once: an answer asked for beyond them
+waits, unsent, until a draw finishes. Without the bound every case's first round went to the pool at once, and
+the answers and judge replies of all of them waited in its queue together (issue 14: memory flat in the draws);
+a run of fewer draws sends them all at once, as before."""
 
 
 JUDGE_MAX_TOKENS = 1024
@@ -143,6 +152,13 @@ class Runner:
         self._outstanding: dict[int, int] = {}
         self._done: queue.SimpleQueue[Future[Generation]] = queue.SimpleQueue()
         self._pending: dict[tuple[int, str, int], _Pending] = {}
+        self._drawing: set[tuple[int, str, int]] = set()
+        """The draws whose answer went to the pool and which are not finished (`DRAWS_IN_FLIGHT`)."""
+        self._waiting: deque[tuple[Any, Any, tuple[Any, ...]]] = deque()
+        """Answers asked for beyond `DRAWS_IN_FLIGHT`, in the order asked: sent as draws finish."""
+        self._draws_in_flight = max(DRAWS_IN_FLIGHT, 4 * options.concurrency)
+        self._field_sets = FieldSets()
+        """The finished draws' models share their sets of field names (`driftproof.receipt_memory`)."""
         self._failed_in_a_row = 0
         self._stopping = threading.Event()
         self._journal: Journal | None = None
@@ -265,7 +281,13 @@ class Runner:
         return gen
 
     def _submit(self, pool: ThreadPoolExecutor, futures: Futures, kind: str, key: Any, fn: Any, *args: Any) -> None:
-        """Submit one call; when it finishes, its future joins the completion queue (O(1) per call)."""
+        """Submit one call; when it finishes, its future joins the completion queue (O(1) per call). An answer
+        beyond `DRAWS_IN_FLIGHT` draws under way waits in `_waiting` instead."""
+        if kind == "answer":
+            if len(self._drawing) >= self._draws_in_flight:
+                self._waiting.append((key, fn, args))
+                return
+            self._drawing.add(key)
         future: Future[Generation] = pool.submit(self._guarded, fn, *args)
         futures[future] = (kind, key)
         future.add_done_callback(self._done.put)
@@ -371,6 +393,7 @@ class Runner:
         """What `results` keeps of a finished draw: handed to ``on_draw`` first, then its texts dropped unless kept."""
         if self._on_draw is not None:
             self._on_draw(ci, arm, result)
+        self._field_sets.share_draw(result.draw)
         return result if self._keep_texts else replace(result, answer=None, judge_replies=[])
 
     def _free_indices(self, ci: int, arm: str, count: int) -> list[int]:
@@ -488,6 +511,10 @@ class Runner:
         self._held_draws += finished.lost_to_a_failed_call
         self._write(draw_entry(self.suite.cases[ci].id, arm, result), hold=finished.lost_to_a_failed_call)
         self.results[ci][arm][result.draw.index] = self._kept(ci, arm, result)
+        self._drawing.discard((ci, arm, result.draw.index))
+        while self._waiting and len(self._drawing) < self._draws_in_flight:
+            key, fn, args = self._waiting.popleft()
+            self._submit(pool, futures, "answer", key, fn, *args)
         self._progress("draw", self.tally)
         self._outstanding[ci] -= 1
         if self._outstanding[ci] == 0:
