@@ -9,7 +9,9 @@ whose ``kind`` says what it holds:
 - ``round``: the draw indices a round of one case committed to, per arm, before any of them is asked for;
 - ``answer``: an answer the moment it came back (`AnswerRecord`), by case, arm and draw index;
 - ``sample``: a judge sample the moment it came back (`SampleRecord`), by case, arm, draw and sample index;
-- ``draw``: a finished draw (`DrawResult`).
+- ``draw``: a finished draw (`DrawResult`);
+- ``canary`` and ``pairwise``: a canary judge sample or a pairwise call, outside the draws
+  (`driftproof.journal_passes`).
 
 Each line is written whole and flushed before the next; a line cut by an interruption is dropped with
 everything after it. The journal is removed once its run is sealed in a receipt. What a resumed run makes of
@@ -193,14 +195,19 @@ class Journal:
                 break
             entries.append(entry)
             kept += len(line) + 1
-        self._kept_bytes = kept
+        if self._handle is None:  # read again while open (the passes before the draws): nothing to cut
+            self._kept_bytes = kept
         return entries
 
     def open(self, *, fresh: bool) -> None:
         """Open for appending; a fresh journal starts with its header, a loaded one loses a cut last line.
 
+        Opening an open journal does nothing, and opening one again once closed appends to it: the canaries
+        open it before the runner does, the pairwise pass after the runner closed it.
         Raises `OutputError` (one line) when the file cannot be written.
         """
+        if self._handle is not None:
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if fresh or not self.path.exists():
@@ -214,6 +221,7 @@ class Journal:
             elif self._kept_bytes is not None:
                 with self.path.open("r+b") as handle:
                     handle.truncate(self._kept_bytes)
+                self._kept_bytes = None
             self._handle = self.path.open("a", encoding="utf-8")
         except OSError as exc:
             raise write_failed(self.path, exc, appending=True) from None
