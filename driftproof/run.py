@@ -260,8 +260,8 @@ def _read_only(path: Path) -> bool:
         return False
 
 
-def _journal_for(request: RunRequest, out: Path, fingerprint: str) -> Journal:
-    journal = Journal(out.with_name(out.name + ".journal"), fingerprint)
+def _journal_for(request: RunRequest, out: Path, fingerprint: str, neighbours: dict[str, str]) -> Journal:
+    journal = Journal(out.with_name(out.name + ".journal"), fingerprint, neighbours)
     if request.resume and not journal.path.exists():
         raise InputError(
             f"--resume: there is no journal at {journal.path}, so there is no interrupted run to finish "
@@ -299,7 +299,7 @@ def run_suite(
     try:  # what can still be refused once the lanes exist: --batch, the reference, the price table, the journal
         if request.batch:
             check_batch_lanes(lane, judge)
-        plan = _plan(request, suite, skill_text, (lane, judge, judge_model), counts, max_failures, out)
+        plan = _plan(request, suite, skill_text, (lane, judge, judge_model), counts, max_failures, out, installed)
     except BaseException:
         lane.close()
         judge.close()
@@ -415,6 +415,7 @@ def _plan(
     counts: Counts,
     max_failures: int,
     out: Path,
+    neighbours: tuple[NeighbourSkill, ...] | None = None,
 ) -> _Plan:
     """The reference drawn against, the judge's price, the runner's options and the journal (fingerprinted)."""
     lane, judge, judge_model = lanes
@@ -475,6 +476,7 @@ def _plan(
         placebo_text=placebo,
         judge_mode=JudgeMode(request.judge_mode),
     )
+    installed = {n.path: n.sha256 for n in neighbours or ()}  # the neighbour skills beside it, by path
     fingerprint = run_fingerprint(
         {
             "suite": suite.sha256,
@@ -492,9 +494,11 @@ def _plan(
             **({"carried": [carry.sha256, sorted(carry.draws)]} if carry.draws else {}),
             **budget_fingerprint(options),
             **({"placebo": GENERATOR} if placebo else {}),
+            **({"neighbours": installed} if installed else {}),
         }
     )
-    return _Plan(reference, carry, price, options, _journal_for(request, out, fingerprint), shown, anchors)
+    journal = _journal_for(request, out, fingerprint, installed)
+    return _Plan(reference, carry, price, options, journal, shown, anchors)
 
 
 def _shard_lines(shard: Shard | None) -> tuple[str, ...]:
