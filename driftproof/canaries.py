@@ -22,17 +22,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from driftproof.answers import judge_sample
 from driftproof.bounded import INPUT, load_data
+from driftproof.canary_identity import checked_samples
 from driftproof.core import economics
 from driftproof.core.canaries import AnchorSpec, canary_score, read_anchors
 from driftproof.core.canary_models import Canaries
 from driftproof.core.canary_sentences import judging_line
-from driftproof.canary_identity import checked_samples
 from driftproof.core.models import CanaryOverhead, JudgeSample, Price, Usage
 from driftproof.core.seal import sha256_text
 from driftproof.errors import InputError, RunStopped
-from driftproof.judge import judge_request, rubric_hash
 from driftproof.journal import Journal
 from driftproof.journal_passes import PassesRestored, canary_entry
+from driftproof.judge import judge_request, rubric_hash
 from driftproof.judge_batch import sample_groups, split_samples
 from driftproof.lanes.base import FATAL, Generation, Lane
 from driftproof.lanes.stub import CANARY_ARM

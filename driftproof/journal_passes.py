@@ -91,9 +91,7 @@ def restore_passes(entries: Sequence[Entry]) -> PassesRestored:
     return state
 
 
-def _keep(
-    kept: dict[K, tuple[V, int]], spent: Spent, key: K, value: V, entry: Entry
-) -> None:
+def _keep(kept: dict[K, tuple[V, int]], spent: Spent, key: K, value: V, entry: Entry) -> None:
     attempts = int(entry.get("attempts", 0))
     gone = kept.pop(key, None)
     if gone is not None:  # asked again after it came back: the earlier one was made all the same

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, TextIO
 
 from driftproof.core.models import PairwiseResult
-from driftproof.core.pairwise_models import PairwiseCall
 from driftproof.core.pairwise import pair_result
+from driftproof.core.pairwise_models import PairwiseCall
 from driftproof.core.pairwise_sentences import pairwise_start_line
 from driftproof.journal import DrawResult, Journal
 from driftproof.journal_passes import PassesRestored, pairwise_entry

@@ -48,7 +48,7 @@ def pooled_canaries(records: Sequence[Canaries | None]) -> Canaries | None:
         for r in shards:
             for reason, n in (r.canaries[k].identity_failures or {}).items():
                 failures[reason] = failures.get(reason, 0) + n
-        seen = [r.canaries[k].reported_ids for r in shards if r.canaries[k].reported_ids is not None]
+        seen = [got for r in shards if (got := r.canaries[k].reported_ids) is not None]
         ids = list(dict.fromkeys(i for got in seen for i in got)) if seen else None
         scored.append(canary_score(spec, samples, failures, ids))
     return read_anchors(first.source, specs, scored, sum(r.judge_samples for r in shards), first.tolerance)

@@ -44,7 +44,12 @@ def test_a_canary_reply_from_another_model_is_left_out_with_its_reason(
     assert record is not None
     good, own = record.canaries
     # every sample of both canaries fails the check: 2 invalid each, no score, no mean
-    assert (good.scores, good.invalid, good.identity_failures, good.reported_ids) == ([], 2, {OTHER: 2}, ["other-judge"])
+    assert (good.scores, good.invalid, good.identity_failures, good.reported_ids) == (
+        [],
+        2,
+        {OTHER: 2},
+        ["other-judge"],
+    )
     assert (own.scores, own.invalid, own.identity_failures, own.reported_ids) == ([], 2, {ANONYMOUS: 2}, [])
     assert record.scored == 0 and record.judge_drifted is None  # nothing left to compare: drift not ruled out
     overhead = outcome.receipt.economics.judge_overhead.canaries

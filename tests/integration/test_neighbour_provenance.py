@@ -82,7 +82,7 @@ def test_an_unchanged_neighbour_lets_the_baseline_be_carried(
     assert [d.carried_from for d in pr.cases[0].baseline.draws] == [stored.seal.sha256] * 2
 
 
-def _interrupted(suite_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _interrupted(suite_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     """A run stopped by Ctrl-C at its second judge call: its journal is left for --resume."""
     import driftproof.run as rs
     from driftproof.errors import RunInterrupted

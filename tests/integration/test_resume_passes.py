@@ -39,7 +39,9 @@ def suite(tmp_path: Path) -> Path:
     return tmp_path / "suite.yaml"
 
 
-def run(suite: Path, monkeypatch: pytest.MonkeyPatch, hook: Hook | None = None, **kw: Any) -> tuple[list[Call], RunOutcome]:
+def run(
+    suite: Path, monkeypatch: pytest.MonkeyPatch, hook: Hook | None = None, **kw: Any
+) -> tuple[list[Call], RunOutcome]:
     calls: list[Call] = []
     lanes = (Recording(calls, hook, 1), Recording(calls, hook, 1), "stub-judge")
     monkeypatch.setattr(rs, "make_lanes", lambda _req: lanes)
