@@ -37,7 +37,7 @@ def checked_samples(requested: str | None, samples: Sequence[JudgeSample | None]
     >>> other = JudgeSample(score=0.2, valid=True, returned=True, reported_ids=["k-2"], serving_id="k-2")
     >>> c = checked_samples("j-1", [ok, other, None])
     >>> c.scores, c.failures, c.reported_ids
-    ([0.9, None, None], {"a judge reply reported 'k-2', not the requested 'j-1'": 1}, ['j-1', 'k-2'])
+    ([0.9, None, None], {"a judge reply named 'k-2' as serving it, not the requested 'j-1'": 1}, ['j-1', 'k-2'])
     """
     scores: list[float | None] = []
     failures: dict[str, int] = {}
