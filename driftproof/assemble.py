@@ -81,14 +81,18 @@ class RunContext:
     """The judge-anchor canaries as judged (`driftproof.canaries`); ``None`` when the run judged none."""
     canary_overhead: CanaryOverhead | None = None
     """What judging them cost, reported apart in ``economics.judge_overhead.canaries``."""
+    canary_identity: tuple[str | None, ...] = ()
+    """Per returned canary sample, why its reply is not the requested judge's, or ``None``
+    (`driftproof.canary_identity`): checked for the verification level like the draws' samples."""
 
 
 def verification(runner: Runner, ctx: RunContext) -> tuple[Verification, str | None]:
-    """The run's level (`core.verification.verify`) over every judge sample that returned a reply."""
+    """The run's level (`core.verification.verify`) over every judge sample that returned a reply, the canaries'
+    included (docs/canaries.md)."""
     draws = [r.draw for case in runner.results for arm in runner.arms for r in case[arm].values()]
     returned = [s for d in own(draws) for s in d.judge_samples if s.returned is not False]
     carried = sum(s.returned is not False for d in draws if d.carried_from is not None for s in d.judge_samples)
-    problems = [sample_identity(ctx.judge_model, s) for s in returned]
+    problems = [*(sample_identity(ctx.judge_model, s) for s in returned), *ctx.canary_identity]
     first = next((p for p in problems if p is not None), None)
     matched = [p is None for p in problems]
     return verify(ctx.preset, ctx.lane.provider, ctx.judge.provider, matched, first, carried=carried)

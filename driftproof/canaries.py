@@ -4,8 +4,10 @@ Every run re-judges each canary with the run's judge lane, its sampling and its 
 same request and parsing as a draw's answer (`driftproof.judge.judge_request`, `driftproof.answers.judge_sample`,
 the samples grouped as the lane allows: `driftproof.judge_batch`). The canaries are judged before the first
 draw, concurrently up to ``--concurrency``; their calls are counted apart from the run's and priced apart
-(``economics.judge_overhead.canaries``). They are not journaled: a resumed run judges them again. The rule that
-reads their scores is `driftproof.core.canaries`.
+(``economics.judge_overhead.canaries``). Each sample is journaled as it comes back (`driftproof.journal_passes`):
+a resumed run asks only for the samples the journal lacks. A reply that does not report the requested judge is
+left out of the figures (`driftproof.canary_identity`). The rule that reads their scores is
+`driftproof.core.canaries`.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from driftproof.answers import judge_sample
 from driftproof.bounded import INPUT, load_data
+from driftproof.canary_identity import checked_samples
 from driftproof.core import economics
 from driftproof.core.canaries import AnchorSpec, canary_score, read_anchors
 from driftproof.core.canary_models import Canaries
 from driftproof.core.canary_sentences import judging_line
-from driftproof.core.models import CanaryOverhead, Price, Usage
+from driftproof.core.models import CanaryOverhead, JudgeSample, Price, Usage
 from driftproof.core.seal import sha256_text
 from driftproof.errors import InputError, RunStopped
+from driftproof.journal import Journal
+from driftproof.journal_passes import PassesRestored, canary_entry
 from driftproof.judge import judge_request, rubric_hash
 from driftproof.judge_batch import sample_groups, split_samples
 from driftproof.lanes.base import FATAL, Generation, Lane
@@ -90,6 +95,9 @@ class CanaryRun:
 
     record: Canaries
     overhead: CanaryOverhead
+    identity: tuple[str | None, ...] = ()
+    """Per returned canary sample, why its reply is not the requested judge's (`judge.sample_identity`), or
+    ``None``: read by the receipt's verification level like the draws' samples."""
 
 
 @dataclass(slots=True)
@@ -100,33 +108,57 @@ class CanaryJob:
     price: Price | None
     result: CanaryRun | None = None
 
-    def run(self, judge: Lane, options: RunOptions, stream: Any) -> CanaryRun:
-        """Judge every canary ``options.judge_samples`` times, concurrently; print what the run does and finds."""
-        samples = options.judge_samples
-        line = judging_line(len(self.canaries.canaries), self.canaries.source, samples)
+    def run(
+        self,
+        judge: Lane,
+        options: RunOptions,
+        stream: Any,
+        journal: Journal | None = None,
+        restored: PassesRestored | None = None,
+    ) -> CanaryRun:
+        """Judge every canary ``options.judge_samples`` times, concurrently; print what the run does and finds.
+
+        Each sample is journaled as it comes back; a resumed run keeps the samples ``restored`` holds and asks
+        only for the others. A returned sample whose reply does not report the requested judge
+        (`driftproof.judge.sample_identity`) is left out of the figures, its reason counted."""
+        samples, canaries = options.judge_samples, self.canaries.canaries
+        line = judging_line(len(canaries), self.canaries.source, samples)
         print(printable(line), file=stream, flush=True)
-        usages: list[Usage | None] = []
-        scores: dict[int, dict[int, float | None]] = {k: {} for k in range(len(self.canaries.canaries))}
-        missing = {k: list(range(samples)) for k in scores}
+        kept = restored.canaries if restored is not None else {}
+        got_samples: dict[int, dict[int, JudgeSample]] = {k: {} for k in range(len(canaries))}
+        for k, canary in enumerate(canaries):
+            for j in range(samples):
+                if (canary.id, j) in kept:
+                    got_samples[k][j] = kept[(canary.id, j)][0]
+        usages: list[Usage | None] = list(restored.canary_spent.usages) if restored is not None else []
+        missing = {k: [j for j in range(samples) if j not in got_samples[k]] for k in got_samples}
         with ThreadPoolExecutor(max_workers=options.concurrency, thread_name_prefix="driftproof-canary") as pool:
             for _round in range(3):  # a server that ignores ``n`` may leave samples out: ask again, twice at most
-                asked = self._ask(pool, judge, options, missing)
-                missing = {k: [] for k in scores}
-                for (k, group), future in asked:
-                    got = split_samples(future.result(), len(group))
-                    self._stop_if_fatal(judge, got)
-                    for j, one in zip(group, got, strict=False):
-                        sample = judge_sample(self.canaries.canaries[k].grading, one).sample
-                        scores[k][j] = sample.score if sample.valid else None
-                        usages.append(sample.usage)
-                    missing[k].extend(group[len(got) :])
                 if not any(missing.values()):
                     break
+                asked = self._ask(pool, judge, options, missing)
+                missing = {k: [] for k in got_samples}
+                for (k, group), future in asked:
+                    gen = future.result()
+                    got = split_samples(gen, len(group))
+                    self._stop_if_fatal(judge, got)
+                    for j, one in zip(group, got, strict=False):
+                        sample = judge_sample(canaries[k].grading, one).sample
+                        got_samples[k][j] = sample
+                        if journal is not None:
+                            journal.write(canary_entry(canaries[k].id, j, sample, one.attempts))
+                    missing[k].extend(group[len(got) :])
+        usages += [s.usage for by_sample in got_samples.values() for s in by_sample.values()]
         specs = self.canaries.specs()
-        scored = [canary_score(s, [scores[k].get(j) for j in range(samples)]) for k, s in enumerate(specs)]
+        scored, identity = [], []
+        for k, spec in enumerate(specs):
+            checked = checked_samples(options.judge_model, [got_samples[k].get(j) for j in range(samples)])
+            scored.append(canary_score(spec, checked.scores, checked.failures, checked.reported_ids))
+            identity += checked.identity
         record = read_anchors(self.canaries.source, specs, scored, samples)
         print(printable(f"driftproof: canaries: {record.sentence}"), file=stream, flush=True)
-        self.result = CanaryRun(record, economics.canary_overhead(self.price, usages, len(usages)))
+        overhead = economics.canary_overhead(self.price, usages, len(usages))
+        self.result = CanaryRun(record, overhead, tuple(identity))
         return self.result
 
     def _ask(

@@ -2,14 +2,17 @@
 run can be resumed without asking again for anything it already has.
 
 A journal is JSONL beside the receipt (``<receipt>.journal``). Its first line carries the journal version and a
-fingerprint of what shapes the run (suite, skill, lanes, models, stopping rule, samples, capture, preset);
+fingerprint of what shapes the run (suite, skill, the neighbour skills installed beside it, lanes, models,
+stopping rule, samples, capture, preset), and the neighbours' hashes by path, so a refusal can name the one edited;
 ``--resume`` refuses a journal of another version or fingerprint. Every later line is one entry, a JSON object
 whose ``kind`` says what it holds:
 
 - ``round``: the draw indices a round of one case committed to, per arm, before any of them is asked for;
 - ``answer``: an answer the moment it came back (`AnswerRecord`), by case, arm and draw index;
 - ``sample``: a judge sample the moment it came back (`SampleRecord`), by case, arm, draw and sample index;
-- ``draw``: a finished draw (`DrawResult`).
+- ``draw``: a finished draw (`DrawResult`);
+- ``canary`` and ``pairwise``: a canary judge sample or a pairwise call, outside the draws
+  (`driftproof.journal_passes`).
 
 Each line is written whole and flushed before the next; a line cut by an interruption is dropped with
 everything after it. The journal is removed once its run is sealed in a receipt. What a resumed run makes of
@@ -140,7 +143,20 @@ def draw_entry(case_id: str, arm: str, result: DrawResult) -> Entry:
     }
 
 
-def _refusal(path: Path, header: Mapping[str, Any], fingerprint: str) -> InputError | None:
+def changed_neighbour(then: Any, now: Mapping[str, str] | None) -> str | None:
+    """The first neighbour SKILL.md (by path) whose hash differs between a journal's header and this run, or
+    ``None`` when they match (an older header, without ``neighbours``, reads as none installed)."""
+    before = then if isinstance(then, dict) else {}
+    after = dict(now or {})
+    for name in sorted(before.keys() | after.keys()):
+        if before.get(name) != after.get(name):
+            return name
+    return None
+
+
+def _refusal(
+    path: Path, header: Mapping[str, Any], fingerprint: str, neighbours: Mapping[str, str] | None = None
+) -> InputError | None:
     """Why a journal with ``header`` cannot be resumed by this run, or ``None``."""
     version = header.get("journal")
     if isinstance(version, int) and not isinstance(version, bool) and version != JOURNAL_VERSION:
@@ -149,6 +165,12 @@ def _refusal(path: Path, header: Mapping[str, Any], fingerprint: str) -> InputEr
             f"one reads {JOURNAL_VERSION}), so it cannot be resumed; run without --resume to start afresh"
         )
     if header.get("fingerprint") != fingerprint:
+        changed = changed_neighbour(header.get("neighbours"), neighbours)
+        if changed is not None:
+            return InputError(
+                f"{path}: the neighbour skill {changed} is not the one the stopped run installed (it was edited, "
+                "added or removed since), so the journal cannot be resumed; run without --resume to start afresh"
+            )
         return InputError(
             f"{path}: this journal was made by a run with other settings, suite or skill; "
             "run without --resume to start afresh"
@@ -159,9 +181,12 @@ def _refusal(path: Path, header: Mapping[str, Any], fingerprint: str) -> InputEr
 class Journal:
     """An append-only JSONL record of a run's calls and finished draws, with a fingerprint of the run."""
 
-    def __init__(self, path: Path, fingerprint: str) -> None:
+    def __init__(self, path: Path, fingerprint: str, neighbours: Mapping[str, str] | None = None) -> None:
         self.path = path
         self.fingerprint = fingerprint
+        self.neighbours = dict(neighbours) if neighbours else None
+        """With ``discover`` delivery, each installed neighbour SKILL.md's SHA-256 by path: in the fingerprint, and
+        in the header too, so that a resume refused for an edited neighbour names it."""
         self._handle: Any = None
         self._kept_bytes: int | None = None
         self._broken = False
@@ -180,7 +205,7 @@ class Journal:
             header = json.loads(lines[0]) if len(lines) > 1 else {}
         except ValueError:
             header = {}
-        refusal = _refusal(self.path, header if isinstance(header, dict) else {}, self.fingerprint)
+        refusal = _refusal(self.path, header if isinstance(header, dict) else {}, self.fingerprint, self.neighbours)
         if refusal is not None:
             raise refusal
         entries, kept = [], len(lines[0]) + 1
@@ -193,18 +218,24 @@ class Journal:
                 break
             entries.append(entry)
             kept += len(line) + 1
-        self._kept_bytes = kept
+        if self._handle is None:  # read again while open (the passes before the draws): nothing to cut
+            self._kept_bytes = kept
         return entries
 
     def open(self, *, fresh: bool) -> None:
         """Open for appending; a fresh journal starts with its header, a loaded one loses a cut last line.
 
+        Opening an open journal does nothing, and opening one again once closed appends to it: the canaries
+        open it before the runner does, the pairwise pass after the runner closed it.
         Raises `OutputError` (one line) when the file cannot be written.
         """
+        if self._handle is not None:
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if fresh or not self.path.exists():
-                header = json.dumps({"journal": JOURNAL_VERSION, "fingerprint": self.fingerprint}) + "\n"
+                named = {"neighbours": self.neighbours} if self.neighbours else {}
+                header = json.dumps({"journal": JOURNAL_VERSION, "fingerprint": self.fingerprint, **named}) + "\n"
                 try:
                     self.path.write_text(header, encoding="utf-8")
                 except OSError:
@@ -214,6 +245,7 @@ class Journal:
             elif self._kept_bytes is not None:
                 with self.path.open("r+b") as handle:
                     handle.truncate(self._kept_bytes)
+                self._kept_bytes = None
             self._handle = self.path.open("a", encoding="utf-8")
         except OSError as exc:
             raise write_failed(self.path, exc, appending=True) from None

@@ -6,20 +6,23 @@ runner is done, `judge_pairs` makes the two calls of every pair (with-skill as A
 judge lane, at most ``concurrency`` at a time, and stores the results by case and draw index, so the receipt
 does not depend on timing. Every call is one logical call and its attempts are endpoint attempts, counted in the
 runner's tally. A failed call is kept as a call with no choice; the run does not stop for it (the absolute
-scores, which decide everything, are already in). These calls are not journaled: ``--resume`` asks for them again.
+scores, which decide everything, are already in). Each call is journaled as it comes back
+(`driftproof.journal_passes`): ``--resume`` keeps the calls that returned a reply and asks only for the others.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import NamedTuple, TextIO
 
 from driftproof.core.models import PairwiseResult
 from driftproof.core.pairwise import pair_result
+from driftproof.core.pairwise_models import PairwiseCall
 from driftproof.core.pairwise_sentences import pairwise_start_line
-from driftproof.journal import DrawResult
+from driftproof.journal import DrawResult, Journal
+from driftproof.journal_passes import PassesRestored, pairwise_entry
 from driftproof.judge_pairwise import PAIR_ORDERS, pairwise_call, pairwise_request
 from driftproof.lanes.base import Generation, Lane
 from driftproof.runner import Runner, Tally
@@ -67,9 +70,17 @@ class PairwiseJudging:
 
 
 def judge_pairs(
-    cases: Sequence[SuiteCase], pairs: Sequence[Pair], how: PairwiseJudging, tally: Tally
+    cases: Sequence[SuiteCase],
+    pairs: Sequence[Pair],
+    how: PairwiseJudging,
+    tally: Tally,
+    journal: Journal | None = None,
+    restored: PassesRestored | None = None,
 ) -> dict[int, list[PairwiseResult]]:
-    """Both calls of every pair; by case index, each case's pairs in draw order (every case has a list)."""
+    """Both calls of every pair; by case index, each case's pairs in draw order (every case has a list).
+
+    Each call is journaled as it comes back; the calls ``restored`` holds (a resumed run) are kept, not asked
+    again, and counted with the journal's other calls."""
 
     def call(pair: Pair, k: int) -> Generation:
         request = pairwise_request(
@@ -83,26 +94,54 @@ def judge_pairs(
         )
         return how.judge.generate(request)
 
-    jobs = [(pair, k) for pair in pairs for k in range(len(PAIR_ORDERS))]
+    kept = restored.pairwise if restored is not None else {}
+    if restored is not None:
+        tally.logical_calls += restored.pairwise_spent.calls
+        tally.endpoint_attempts += restored.pairwise_spent.attempts
+    made: dict[tuple[int, int], PairwiseCall] = {}
+    jobs = []
+    for n, pair in enumerate(pairs):
+        for k in range(len(PAIR_ORDERS)):
+            old = kept.get((cases[pair.ci].id, pair.draw_index, k))
+            if old is None:
+                jobs.append((n, k))
+                continue
+            made[(n, k)] = old[0]
+            tally.logical_calls += 1
+            tally.endpoint_attempts += old[1]
     with ThreadPoolExecutor(max_workers=max(1, how.concurrency), thread_name_prefix="driftproof-pairwise") as pool:
-        gens = list(pool.map(lambda job: call(*job), jobs))  # map keeps the jobs' order
-    for gen in gens:
-        tally.logical_calls += 1
-        tally.endpoint_attempts += gen.attempts
+        futures = {pool.submit(call, pairs[n], k): (n, k) for n, k in jobs}
+        for future in as_completed(futures):  # journaled as each comes back; stored by pair and order
+            n, k = futures[future]
+            gen = future.result()
+            tally.logical_calls += 1
+            tally.endpoint_attempts += gen.attempts
+            made[(n, k)] = pairwise_call(gen, k, how.judge_model)
+            if journal is not None:
+                pair = pairs[n]
+                journal.write(pairwise_entry(cases[pair.ci].id, pair.draw_index, k, made[(n, k)], gen.attempts))
     results: dict[int, list[PairwiseResult]] = {ci: [] for ci in range(len(cases))}
     for n, pair in enumerate(pairs):
-        first, second = (pairwise_call(gens[2 * n + k], k, how.judge_model) for k in range(2))
-        results[pair.ci].append(pair_result(pair.draw_index, first, second))
+        results[pair.ci].append(pair_result(pair.draw_index, made[(n, 0)], made[(n, 1)]))
     for ci in results:
         results[ci].sort(key=lambda r: r.draw_index)
     return results
 
 
-def run_pairwise(runner: Runner, pairs: PairCollector, stream: TextIO) -> dict[int, list[PairwiseResult]]:
-    """The pass of a finished run: says what it will call, then judges every pair through the run's judge."""
+def run_pairwise(
+    runner: Runner,
+    pairs: PairCollector,
+    stream: TextIO,
+    journal: Journal | None = None,
+    restored: PassesRestored | None = None,
+) -> dict[int, list[PairwiseResult]]:
+    """The pass of a finished run: says what it will call, then judges every pair through the run's judge; the
+    calls a resumed run's journal holds are not asked again."""
     print(pairwise_start_line(len(pairs.pairs)), file=stream, flush=True)
     runner.tally.planned += 2 * len(pairs.pairs)  # the progress line's total counts the pass's calls too
     how = PairwiseJudging(
         runner.judge, runner.options.judge_model, runner.options.judge_max_tokens, runner.options.concurrency
     )
-    return judge_pairs(runner.suite.cases, pairs.pairs, how, runner.tally)
+    if journal is not None:
+        journal.open(fresh=False)  # the runner closed it: the pass's calls are appended
+    return judge_pairs(runner.suite.cases, pairs.pairs, how, runner.tally, journal, restored)

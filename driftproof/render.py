@@ -263,5 +263,7 @@ def render_summary(
             paths=dict(paths or {}),
             baseline=baseline_line(baseline, before_label, before.seal.sha256) if baseline and before else None,
             carried=carried_line(after, before_label, before),
+            placebo=placebo_section(after, reading),
+            pairwise=pairwise_view(after),
         )
     )

@@ -27,8 +27,9 @@ from driftproof.core.placebo import GENERATOR, PLACEBO_ARM, placebo_text
 from driftproof.core.plan_sentences import plan_lines
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
 from driftproof.core.words import Capture, Delivery, JudgeMode, Provider, Surface
-from driftproof.errors import InputError, RunStopped
+from driftproof.errors import InputError, RunInterrupted, RunStopped
 from driftproof.journal import DrawResult, Journal, run_fingerprint
+from driftproof.journal_passes import restore_passes
 from driftproof.lanes.base import Lane
 from driftproof.pairwise_pass import PairCollector, run_pairwise
 from driftproof.planning import (
@@ -259,8 +260,8 @@ def _read_only(path: Path) -> bool:
         return False
 
 
-def _journal_for(request: RunRequest, out: Path, fingerprint: str) -> Journal:
-    journal = Journal(out.with_name(out.name + ".journal"), fingerprint)
+def _journal_for(request: RunRequest, out: Path, fingerprint: str, neighbours: dict[str, str]) -> Journal:
+    journal = Journal(out.with_name(out.name + ".journal"), fingerprint, neighbours)
     if request.resume and not journal.path.exists():
         raise InputError(
             f"--resume: there is no journal at {journal.path}, so there is no interrupted run to finish "
@@ -298,7 +299,7 @@ def run_suite(
     try:  # what can still be refused once the lanes exist: --batch, the reference, the price table, the journal
         if request.batch:
             check_batch_lanes(lane, judge)
-        plan = _plan(request, suite, skill_text, (lane, judge, judge_model), counts, max_failures, out)
+        plan = _plan(request, suite, skill_text, (lane, judge, judge_model), counts, max_failures, out, installed)
     except BaseException:
         lane.close()
         judge.close()
@@ -385,6 +386,7 @@ def _seal(
         shard=shard,
         canaries=canaries.record if canaries is not None else None,
         canary_overhead=canaries.overhead if canaries is not None else None,
+        canary_identity=canaries.identity if canaries is not None else (),
         neighbours=neighbours,
     )
     return build_receipt(runner, ctx)
@@ -413,6 +415,7 @@ def _plan(
     counts: Counts,
     max_failures: int,
     out: Path,
+    neighbours: tuple[NeighbourSkill, ...] | None = None,
 ) -> _Plan:
     """The reference drawn against, the judge's price, the runner's options and the journal (fingerprinted)."""
     lane, judge, judge_model = lanes
@@ -473,6 +476,7 @@ def _plan(
         placebo_text=placebo,
         judge_mode=JudgeMode(request.judge_mode),
     )
+    installed = {n.path: n.sha256 for n in neighbours or ()}  # the neighbour skills beside it, by path
     fingerprint = run_fingerprint(
         {
             "suite": suite.sha256,
@@ -490,9 +494,11 @@ def _plan(
             **({"carried": [carry.sha256, sorted(carry.draws)]} if carry.draws else {}),
             **budget_fingerprint(options),
             **({"placebo": GENERATOR} if placebo else {}),
+            **({"neighbours": installed} if installed else {}),
         }
     )
-    return _Plan(reference, carry, price, options, _journal_for(request, out, fingerprint), shown, anchors)
+    journal = _journal_for(request, out, fingerprint, installed)
+    return _Plan(reference, carry, price, options, journal, shown, anchors)
 
 
 def _shard_lines(shard: Shard | None) -> tuple[str, ...]:
@@ -561,16 +567,22 @@ def _draw(
     started = _now()
     finished = False
     try:
+        passes = restore_passes(journal.load()) if request.resume else None  # the canary and pairwise calls kept
+        journal.open(fresh=not request.resume)
         if canaries is not None:  # the judge-anchor canaries first: a judge that cannot be reached stops before a draw
             anchors = canary_sizes(canaries.canaries.canaries, options.judge_samples, options.judge_max_tokens)
             reserve_canaries(runner.ledger, anchors)  # their worst case is committed before their first call
-            progress.add_outside(canaries.run(judge, options, stream).overhead.judge_calls)
+            progress.add_outside(canaries.run(judge, options, stream, journal, passes).overhead.judge_calls)
         runner.run(journal, resume=request.resume)
         if pairs is not None:
-            runner.pairwise = run_pairwise(runner, pairs, stream)
+            runner.pairwise = run_pairwise(runner, pairs, stream, journal, passes)
         finished = True
         if (needed := budget_needed(runner)) is not None:  # how much budget the refused draws would have needed
             print(needed, file=stream, flush=True)
+    except KeyboardInterrupt:  # in the canaries or the pairwise pass (the runner words its own)
+        raise RunInterrupted(
+            f"interrupted: the calls that came back are kept in {journal.path}; add --resume to finish the run"
+        ) from None
     except RunStopped as exc:
         kept = runner.finished_draws()
         if kept == 0:
@@ -580,6 +592,7 @@ def _draw(
             f"{exc}; the {kept} finished draws are kept in {journal.path}: fix the cause, then run again with --resume"
         ) from None
     finally:
+        journal.close()
         progress.close(runner.tally, finished=finished)
         lane.close()
         judge.close()

@@ -11,7 +11,7 @@ of exactly the tolerance on the 0.05 grid reads as within it, whatever the float
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal, NamedTuple
 
 from driftproof.core.bands import mean
@@ -46,8 +46,14 @@ def set_hash(specs: Sequence[AnchorSpec]) -> str:
     return content_hash([list(s) for s in specs])
 
 
-def canary_score(spec: AnchorSpec, samples: Sequence[float | None]) -> CanaryScore:
-    """One canary's record from its judge samples' scores (``None``: a sample with no valid score).
+def canary_score(
+    spec: AnchorSpec,
+    samples: Sequence[float | None],
+    identity_failures: Mapping[str, int] | None = None,
+    reported_ids: Sequence[str] | None = None,
+) -> CanaryScore:
+    """One canary's record from its judge samples' scores (``None``: a sample with no valid score, a sample that
+    failed the identity check included: ``identity_failures`` says why, by reason).
 
     >>> s = canary_score(AnchorSpec("a", None, 0.9, "0" * 64, "1" * 64), [0.8, None, 0.7])
     >>> s.scores, s.invalid, round(s.mean, 9)
@@ -63,6 +69,8 @@ def canary_score(spec: AnchorSpec, samples: Sequence[float | None]) -> CanarySco
         scores=valid,
         invalid=len(samples) - len(valid),
         mean=mean(valid) if valid else None,  # no valid sample: no mean, never a NaN
+        identity_failures=dict(identity_failures) if identity_failures else None,
+        reported_ids=list(reported_ids) if reported_ids is not None else None,
     )
 
 

@@ -30,7 +30,15 @@ class CanaryScore(_Model):
     scores: list[Score]
     """The valid judge samples' scores, in sample order."""
     invalid: Count = 0
-    """Judge samples that gave no valid score (a failed call or an unparseable reply), out of the mean."""
+    """Judge samples that gave no valid score (a failed call, an unparseable reply, or a reply that did not report
+    the requested judge), out of the mean."""
+    identity_failures: dict[str, Count] | None = None
+    """The samples counted in invalid because their reply did not report the requested judge (the identity check
+    of the run's other judge samples), by reason, with how many gave it; null when none failed it (and in
+    receipts written before the check)."""
+    reported_ids: list[str] | None = None
+    """Every model id this canary's returned judge samples reported, each once, in the order first seen; null in
+    receipts written before canary replies were identity-checked."""
     mean: Score | None = None
     """The mean of scores; null when no sample was valid."""
 

@@ -44,7 +44,13 @@ def pooled_canaries(records: Sequence[Canaries | None]) -> Canaries | None:
     for k, spec in enumerate(specs):
         samples: list[float | None] = [s for r in shards for s in r.canaries[k].scores]
         samples += [None] * sum(r.canaries[k].invalid for r in shards)
-        scored.append(canary_score(spec, samples))
+        failures: dict[str, int] = {}
+        for r in shards:
+            for reason, n in (r.canaries[k].identity_failures or {}).items():
+                failures[reason] = failures.get(reason, 0) + n
+        seen = [got for r in shards if (got := r.canaries[k].reported_ids) is not None]
+        ids = list(dict.fromkeys(i for got in seen for i in got)) if seen else None
+        scored.append(canary_score(spec, samples, failures, ids))
     return read_anchors(first.source, specs, scored, sum(r.judge_samples for r in shards), first.tolerance)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,3 +80,58 @@ def test_an_unchanged_neighbour_lets_the_baseline_be_carried(
     )  # only the skill under test changes: the baseline arm stands, neighbours and all
     pr = run_suite(request(suite_dir, "pr.json", reference=suite_dir / "main.json")).receipt
     assert [d.carried_from for d in pr.cases[0].baseline.draws] == [stored.seal.sha256] * 2
+
+
+def _interrupted(suite_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """A run stopped by Ctrl-C at its second judge call: its journal is left for --resume."""
+    import driftproof.run as rs
+    from driftproof.errors import RunInterrupted
+
+    real = rs.make_lanes
+    calls: list[int] = []
+
+    def lanes(req: Any) -> Any:
+        lane, judge, model = real(req)
+        generate = judge.generate
+
+        def stopping(r: Any) -> Any:
+            calls.append(1)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+            return generate(r)
+
+        judge.generate = stopping  # type: ignore[method-assign]
+        return lane, judge, model
+
+    monkeypatch.setattr(rs, "make_lanes", lanes)
+    with pytest.raises(RunInterrupted):
+        run_suite(request(suite_dir, "r.json", concurrency=1))
+    monkeypatch.setattr(rs, "make_lanes", real)
+
+
+def test_a_resume_after_a_neighbour_was_edited_is_refused_naming_it(
+    suite_dir: Path,  # noqa: F811
+    fake_cli: FakeCLI,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from driftproof.errors import InputError
+
+    fake_cli.use({"skill_calls": ["commit-writer"]})
+    _interrupted(suite_dir, monkeypatch)
+    journal = suite_dir / "r.json.journal"
+    header = json.loads(journal.read_text().splitlines()[0])
+    neighbour = str(suite_dir / "../pr-writer/SKILL.md")
+    assert header["neighbours"] == {neighbour: sha256_text(SIBLING)}
+
+    (suite_dir.parent / "pr-writer" / "SKILL.md").write_text(EDITED, encoding="utf-8")
+    with pytest.raises(InputError) as refused:
+        run_suite(request(suite_dir, "r.json", concurrency=1, resume=True))
+    assert str(refused.value) == (
+        f"{journal}: the neighbour skill {neighbour} is not the one the stopped run installed (it was edited, "
+        "added or removed since), so the journal cannot be resumed; run without --resume to start afresh"
+    )
+    assert "\n" not in str(refused.value) and journal.exists() and not (suite_dir / "r.json").exists()
+
+    (suite_dir.parent / "pr-writer" / "SKILL.md").write_text(SIBLING, encoding="utf-8")  # as it was: resumed
+    receipt = run_suite(request(suite_dir, "r.json", concurrency=1, resume=True)).receipt
+    assert len(receipt.cases[0].with_skill.draws) == 2 and not journal.exists()

@@ -1,0 +1,108 @@
+"""The journal entries of the calls a run makes outside its draws, and what ``--resume`` keeps of them.
+
+Two passes call the judge outside the draws: the judge-anchor canaries before the first draw
+(`driftproof.canaries`) and, with ``--judge-mode pairwise``, the pairwise pass after the last
+(`driftproof.pairwise_pass`). Each of their calls is journaled the moment it comes back, in the run's journal
+(`driftproof.journal`, same header and fingerprint), as one more entry kind:
+
+- ``canary``: one canary judge sample (`JudgeSample`), by canary id and sample index, with its call's attempts;
+- ``pairwise``: one pairwise call (`PairwiseCall`), by case, draw index and call (0: the with-skill answer shown
+  as A, 1: swapped), with its attempts.
+
+A resumed run keeps every journaled call that returned a reply (valid or not, its identity checked again as it
+was the first time) and asks only for the others: the ones never journaled, and the ones whose call failed (no
+reply), as it does for a draw's judge samples (`driftproof.resume`). The calls it does not keep were made and
+paid all the same: `Spent` counts them, so the receipt counts the calls of the whole run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from driftproof.core.models import JudgeSample, Usage
+from driftproof.core.pairwise_models import PairwiseCall
+from driftproof.journal import Entry
+
+CanaryKey = tuple[str, int]
+"""(canary id, sample index)."""
+PairKey = tuple[str, int, int]
+"""(case id, draw index, call: 0 with-skill as A, 1 swapped)."""
+K = TypeVar("K", CanaryKey, PairKey)
+V = TypeVar("V", JudgeSample, PairwiseCall)
+
+
+def canary_entry(canary_id: str, sample: int, judged: JudgeSample, attempts: int) -> Entry:
+    """One canary judge sample as it came back."""
+    return {
+        "kind": "canary",
+        "canary": canary_id,
+        "sample": sample,
+        "judge_sample": judged.model_dump(mode="json"),
+        "attempts": attempts,
+    }
+
+
+def pairwise_entry(case_id: str, draw_index: int, call: int, result: PairwiseCall, attempts: int) -> Entry:
+    """One pairwise call as it came back."""
+    return {
+        "kind": "pairwise",
+        "case": case_id,
+        "index": draw_index,
+        "call": call,
+        "pairwise_call": result.model_dump(mode="json"),
+        "attempts": attempts,
+    }
+
+
+@dataclass(slots=True)
+class Spent:
+    """Journaled calls a resumed run does not keep (their call failed): made and paid, so counted."""
+
+    calls: int = 0
+    attempts: int = 0
+    usages: list[Usage | None] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PassesRestored:
+    """What a journal holds of the canary and pairwise passes: the calls to keep, by key, with their attempts."""
+
+    canaries: dict[CanaryKey, tuple[JudgeSample, int]] = field(default_factory=dict)
+    pairwise: dict[PairKey, tuple[PairwiseCall, int]] = field(default_factory=dict)
+    canary_spent: Spent = field(default_factory=Spent)
+    pairwise_spent: Spent = field(default_factory=Spent)
+
+
+def restore_passes(entries: Sequence[Entry]) -> PassesRestored:
+    """Fold the ``canary`` and ``pairwise`` entries of a journal, in order; a later entry of a key replaces an
+    earlier one (its call was asked again), and a call that failed is not kept."""
+    state = PassesRestored()
+    for entry in entries:
+        kind = entry.get("kind")
+        if kind == "canary":
+            sample = JudgeSample.model_validate(entry["judge_sample"])
+            _keep(state.canaries, state.canary_spent, (str(entry["canary"]), int(entry["sample"])), sample, entry)
+        elif kind == "pairwise":
+            call = PairwiseCall.model_validate(entry["pairwise_call"])
+            key = (str(entry["case"]), int(entry["index"]), int(entry["call"]))
+            _keep(state.pairwise, state.pairwise_spent, key, call, entry)
+    return state
+
+
+def _keep(kept: dict[K, tuple[V, int]], spent: Spent, key: K, value: V, entry: Entry) -> None:
+    attempts = int(entry.get("attempts", 0))
+    gone = kept.pop(key, None)
+    if gone is not None:  # asked again after it came back: the earlier one was made all the same
+        _spend(spent, gone[0], gone[1])
+    if value.returned is False:
+        _spend(spent, value, attempts)
+        return
+    kept[key] = (value, attempts)
+
+
+def _spend(spent: Spent, value: JudgeSample | PairwiseCall, attempts: int) -> None:
+    spent.calls += 1
+    spent.attempts += attempts
+    spent.usages.append(value.usage)
