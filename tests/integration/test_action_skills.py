@@ -16,7 +16,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -26,32 +26,24 @@ import yaml
 from driftproof import action
 from driftproof.action.github import COMMENT_MARKER
 from tests.support.action_sim import (
+    GOOD,
     KEY,
     PROMPTS,
     REPOSITORY,
     SKILL,
     TOKEN,
-    ScoredResponder,
+    WORSE,
     action_env,
     pr_payload,
     push_payload,
     read_outputs,
+    scores,
 )
 from tests.support.fake_github import FakeGitHub
 from tests.support.fake_llm_server import FakeLLMServer
 
 NOBODY = 65534
 ROOT = Path(__file__).resolve().parents[2]
-BASE = [0.20, 0.25, 0.30]
-GOOD = {
-    "subject-line": {"with_skill": [0.85, 0.85, 0.90], "baseline": BASE},
-    "why-not-what": {"with_skill": [0.75], "baseline": BASE},
-}
-# subject-line: 0.55 ± 0.05 against the stored 0.85 ± 0.024 (12 draws of 0.85, 0.85, 0.90): apart, Δ −0.317
-WORSE = {
-    "subject-line": {"with_skill": [0.50, 0.55, 0.60], "baseline": BASE},
-    "why-not-what": {"with_skill": [0.75], "baseline": BASE},
-}
 INPUTS = {"github-token": TOKEN, "skills": "skills/*/SKILL.md", "suite": "", "skill": ""}
 
 pytestmark = pytest.mark.skipif(
@@ -144,10 +136,6 @@ def run_action(
     log = out.getvalue()
     assert "Traceback" not in log and KEY not in log.replace(f"::add-mask::{KEY}", "")
     return code, read_outputs(step / "output"), log
-
-
-def scores(server: FakeLLMServer, table: Mapping[str, Mapping[str, Sequence[float]]]) -> None:
-    server.responder = ScoredResponder(table)  # type: ignore[arg-type]
 
 
 def marked(github: FakeGitHub) -> list[str]:

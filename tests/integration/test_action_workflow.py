@@ -17,7 +17,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import httpx
@@ -27,16 +27,18 @@ import yaml
 from driftproof import action
 from driftproof.core.models import SCHEMA_VERSION
 from tests.support.action_sim import (
+    GOOD,
     KEY,
     RECEIPT,
     REPOSITORY,
     SKILL,
     TOKEN,
-    ScoredResponder,
+    WORSE,
     action_env,
     pr_payload,
     push_payload,
     read_outputs,
+    scores,
     suite_yaml,
 )
 from tests.support.fake_github import FakeGitHub
@@ -44,15 +46,6 @@ from tests.support.fake_llm_server import FakeLLMServer
 
 NOBODY = 65534
 ROOT = Path(__file__).resolve().parents[2]
-BASE = [0.20, 0.25, 0.30]
-GOOD = {
-    "subject-line": {"with_skill": [0.85, 0.85, 0.90], "baseline": BASE},
-    "why-not-what": {"with_skill": [0.75], "baseline": BASE},
-}
-WORSE = {
-    "subject-line": {"with_skill": [0.50, 0.55, 0.60], "baseline": BASE},
-    "why-not-what": {"with_skill": [0.75], "baseline": BASE},
-}
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv to act as another uid"
@@ -142,10 +135,6 @@ def run_action(
     with httpx.Client(trust_env=False) as http:
         code = action.run(env, http=http, stdout=out)
     return code, read_outputs(step / "output"), out.getvalue()
-
-
-def scores(server: FakeLLMServer, table: Mapping[str, Mapping[str, Sequence[float]]]) -> None:
-    server.responder = ScoredResponder(table)  # type: ignore[arg-type]
 
 
 def test_pr_check_store_job_as_the_runner_user_then_a_regressing_pr(

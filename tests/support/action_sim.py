@@ -261,3 +261,22 @@ def run_job(tmp: Path, repos: Repos, github: FakeGitHub, llm: FakeLLMServer | No
         assert all(leaked not in text for text in written)  # receipt, report, badge
     assert all(logging.getLogger(name).level == logging.WARNING for name in action.QUIET_LOGGERS)
     return job
+
+
+#: Scripted judge scores of the documented workflow's runs: the baseline both arms' PRs share, a PR that keeps
+#: the skill's lift (``GOOD``) and one whose subject-line case falls to 0.55 ± 0.05 against the stored 0.85 ±
+#: 0.024 (12 draws of 0.85, 0.85, 0.90): apart, Δ −0.317 (``WORSE``).
+BASE = [0.20, 0.25, 0.30]
+GOOD = {
+    "subject-line": {"with_skill": [0.85, 0.85, 0.90], "baseline": BASE},
+    "why-not-what": {"with_skill": [0.75], "baseline": BASE},
+}
+WORSE = {
+    "subject-line": {"with_skill": [0.50, 0.55, 0.60], "baseline": BASE},
+    "why-not-what": {"with_skill": [0.75], "baseline": BASE},
+}
+
+
+def scores(server: FakeLLMServer, table: Mapping[str, Mapping[str, Sequence[float]]]) -> None:
+    """Make ``server`` judge by ``table`` from now on (`ScoredResponder`)."""
+    server.responder = ScoredResponder(table)  # type: ignore[arg-type]
