@@ -85,15 +85,7 @@ def carry_for(
         delivery=facts.delivery,
         stopping_rule=facts.stopping_rule,
         judge_samples=facts.judge_samples,
-        conditions=conditions_today(
-            suite,
-            skill_text,
-            delivery=facts.delivery,
-            judge_mode=facts.judge_mode,
-            placebo=facts.placebo,
-            canaries=facts.canaries,
-            default_canaries=facts.default_canaries,
-        ),
+        conditions=conditions_today(suite, skill_text, facts),
     )
     report = stale(source, today)
     seal = source.seal.sha256

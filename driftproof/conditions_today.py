@@ -9,6 +9,7 @@ name a lane installs them under (`driftproof.core.fired.skill_name`); a run reco
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from driftproof.canaries import canary_set
 from driftproof.core.canaries import set_hash
@@ -38,21 +39,27 @@ def installed_neighbours_today(suite: Suite, delivery: str) -> tuple[NeighbourSk
     return neighbour_records(suite, neighbour_texts(suite)) if suite.neighbours else ()
 
 
-def conditions_today(
-    suite: Suite,
-    skill_text: str,
-    *,
-    delivery: str,
-    judge_mode: str = JudgeMode.ABSOLUTE,
-    placebo: bool = False,
-    canaries: bool = False,
-    default_canaries: bool = False,
-) -> ConditionsToday:
-    """The conditions a run of these flags would record (``canaries``: whether the run judges its canaries)."""
-    anchors = canary_set(suite, canaries, default=default_canaries)
+class RunChoices(Protocol):
+    """The run's choices the conditions depend on: a `driftproof.run.RunRequest` or a `driftproof.carry.RunFacts`."""
+
+    @property
+    def delivery(self) -> str: ...
+    @property
+    def judge_mode(self) -> str: ...
+    @property
+    def placebo(self) -> bool: ...
+    @property
+    def canaries(self) -> bool: ...
+    @property
+    def default_canaries(self) -> bool: ...
+
+
+def conditions_today(suite: Suite, skill_text: str, run: RunChoices) -> ConditionsToday:
+    """The conditions a run of these choices would record (``run.canaries``: whether it judges its canaries)."""
+    anchors = canary_set(suite, run.canaries, default=run.default_canaries)
     return ConditionsToday(
-        neighbours=installed_neighbours_today(suite, delivery),
-        pairwise=PAIRWISE_SETTINGS if judge_mode == JudgeMode.PAIRWISE else None,
-        placebo=placebo_record(placebo_text(estimate_tokens(skill_text))) if placebo else None,
+        neighbours=installed_neighbours_today(suite, run.delivery),
+        pairwise=PAIRWISE_SETTINGS if run.judge_mode == JudgeMode.PAIRWISE else None,
+        placebo=placebo_record(placebo_text(estimate_tokens(skill_text))) if run.placebo else None,
         canaries=CanariesToday(anchors.source, set_hash(anchors.specs())) if anchors is not None else None,
     )

@@ -51,15 +51,7 @@ def gather_today(request: RunRequest, receipt: Receipt) -> Today:
             delivery=request.delivery,
             stopping_rule=counts.stopping_rule().describe(),
             judge_samples=counts.judge_samples,
-            conditions=conditions_today(
-                suite,
-                skill_text,
-                delivery=request.delivery,
-                judge_mode=request.judge_mode,
-                placebo=request.placebo,
-                canaries=request.canaries,
-                default_canaries=request.default_canaries,
-            ),
+            conditions=conditions_today(suite, skill_text, request),
         )
     finally:
         lanes[0].close()
