@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-DRIFT_STEADY = "no drift: no arm moved at this sample size, with the skill and the suite unchanged"
+#: Never "no drift": a non-separation is not evidence of no change (DESIGN.md).
+DRIFT_STEADY = "steady: no arm separated at this sample size, with the skill and the suite unchanged"
 DRIFT_NOT_RECORDED = "not recorded on both sides"
 DRIFT_ISSUE_TITLE = "Driftproof sentinel: the stored receipt no longer holds"
 TITLE_DRIFTED = "Driftproof: drifted"

@@ -168,7 +168,7 @@ def test_a_scheduled_run_that_did_not_move_opens_no_issue(
     job = scheduled(tmp_path, stored, github, fake_llm_server, STEADY, "steady")
 
     assert (job.code, job.outputs["drifted"]) == (0, "false")
-    assert "no drift: no arm moved at this sample size" in job.file("report")
+    assert "steady: no arm separated at this sample size" in job.file("report")
     assert f"answered as {THEN} then, {NOW} now" in job.file("report")  # a new dated id alone is not drift
     assert github.issues() == [] and github.writes() == []
     assert json.loads(job.file("badge"))["color"] != "lightgrey"

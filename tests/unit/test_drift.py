@@ -111,7 +111,7 @@ def test_drift_arms_that_did_not_move_are_steady() -> None:
     result = drift(STORED_RECEIPT, today)
 
     assert (result.status, result.moved) == (DriftStatus.STEADY, ())
-    assert result.headline == "no drift: no arm moved at this sample size, with the skill and the suite unchanged"
+    assert result.headline == "steady: no arm separated at this sample size, with the skill and the suite unchanged"
     first = result.cases[0]
     assert (first.with_skill.comparison.verdict, first.baseline.comparison.verdict) == (
         CaseVerdict.BELOW_EFFECT_FLOOR,
