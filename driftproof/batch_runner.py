@@ -50,11 +50,23 @@ def batch_api_for(lane: Lane) -> BatchApi | None:
     return None
 
 
+BATCH_LANES = (AnthropicApiLane, OpenAIApiLane)
+"""The lanes with a batch API (`batch_api_for`)."""
+
+
 def check_batch_lanes(lane: Lane, judge: Lane) -> None:
     """Refuse ``--batch`` (one line, exit 2) unless both lanes can go through a batch API."""
     for role, each in (("answering model", lane), ("judge", judge)):
         if batch_api_for(each) is None:
             raise InputError(batch_refusal(role, each.provider, each.surface))
+
+
+def check_batch_choice(lanes: Sequence[tuple[str, str, str]]) -> None:
+    """`check_batch_lanes` before any lane is built (``driftproof plan``): each (role, provider, surface) asked
+    for must be one of `BATCH_LANES`, or ``--batch`` is refused in the same line."""
+    for role, provider, surface in lanes:
+        if not any((kind.provider, kind.surface) == (provider, surface) for kind in BATCH_LANES):
+            raise InputError(batch_refusal(role, provider, surface))
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,8 @@
 
 Reads the suite and the skill as ``run`` does, checks every flag ``run`` would check before its first call, and
 prints the plan (`driftproof.core.plan_sentences`): per case and in total, the fewest and the most logical calls,
-tokens estimated from the texts and ``--max-tokens``, and a dollar range from the price table. Builds no lane, so
-it needs no API key.
+tokens estimated from the texts and ``--max-tokens``, and a dollar range from the price table (with ``--batch``,
+at the batch price: every rate halved, its source saying so). Builds no lane, so it needs no API key.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from driftproof.batch_runner import check_batch_choice
 from driftproof.canaries import canary_set
 from driftproof.canary_planning import canary_sizes, plan_with_canaries
 from driftproof.carry import refuse_pairwise_carry
@@ -23,7 +24,7 @@ from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan import ARM_ORDER, Budget, Plan, Pricing
 from driftproof.core.plan_sentences import plan_json, plan_lines
 from driftproof.core.reading import not_regradable
-from driftproof.core.words import JudgeMode, Provider
+from driftproof.core.words import JudgeMode, Provider, Surface
 from driftproof.errors import InputError
 from driftproof.lanes.registry import default_model_of
 from driftproof.planning import check_budget, check_max_tokens, plan_of, plan_settings, pricing_for
@@ -51,9 +52,17 @@ def judge_model_of(request: RunRequest) -> str | None:
     return request.judge_model or (DEFAULTS.judge_model if judge_provider == DEFAULTS.judge_provider else None)
 
 
+def lanes_of(request: RunRequest) -> tuple[tuple[str, str, str], ...]:
+    """The lanes a run of ``request`` builds, as (role, provider, surface) (as `driftproof.run.make_lanes` picks
+    them: the judge on the API surface, the stub's on none)."""
+    judge_provider = judge_provider_for(request.provider, request.judge_provider)
+    judge_surface = Surface.NONE if judge_provider == Provider.STUB else Surface.API
+    return (("answering model", request.provider, surface_of(request)), ("judge", judge_provider, judge_surface))
+
+
 def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> PlanReport:
-    """The plan of ``request``, refusing what ``run`` would refuse of its counts, suite, skill, reference, prices
-    and budget; ``carried``: by arm, draws per case the run carries rather than draws."""
+    """The plan of ``request``, refusing what ``run`` would refuse of its counts, suite, skill, judge, ``--batch``,
+    reference, prices and budget; ``carried``: by arm, draws per case the run carries rather than draws."""
     counts = resolve_counts(request)
     refuse_pairwise_carry(request.judge_mode, request.carry_baseline, request.reference)
     budget = check_budget(request.budget, request.budget_usd)
@@ -62,15 +71,17 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     if counts.preset is not None:
         suite = replace(suite, cases=suite.cases[:1])
     _, skill_text = read_skill(request.skill, suite)
+    judge_model = judge_model_of(request)  # what a run refuses as it builds its lanes, then once they exist
+    if judge_model is None:
+        raise InputError(f"--judge-model is required with --judge-provider {request.judge_provider}")
+    if request.batch:
+        check_batch_choice(lanes_of(request))
     if isinstance(request.reference, Path):
         receipt = load_receipt(request.reference, read_restamped_smoke=True)
         if (why := not_regradable(receipt)) is not None:
             raise InputError(f"{request.reference}: {why}; a plan draws against a receipt of Driftproof's own runs")
-    judge_model = judge_model_of(request)
-    if judge_model is None:
-        raise InputError(f"--judge-model is required with --judge-provider {request.judge_provider}")
     models = (request.model or default_model_of(request.provider, surface_of(request)), judge_model)
-    pricing = pricing_for(models, request.price_table, budget)
+    pricing = pricing_for(models, request.price_table, budget, batch=request.batch)
     settings = plan_settings(counts.stopping_rule(), counts.judge_samples, (max_tokens, JUDGE_MAX_TOKENS), skill_text)
     arms = (*ARM_ORDER, PLACEBO_ARM) if request.placebo else ARM_ORDER  # a placebo arm is as long as the skill
     pairwise = request.judge_mode == JudgeMode.PAIRWISE
@@ -95,6 +106,7 @@ def plan_request(
         judge_mode=args.judge_mode,
         canaries=args.canaries,
         default_canaries=args.default_canaries,
+        batch=args.batch,
         **budget_flags,
     )
     return plan_for(request)

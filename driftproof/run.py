@@ -445,10 +445,11 @@ def _plan(
         )
     price = price_for(judge_model, request.price_table)
     budget = check_budget(request.budget, request.budget_usd)
-    pricing = pricing_for((request.model or lane.default_model(), judge_model), request.price_table, budget)
+    pricing = pricing_for(
+        (request.model or lane.default_model(), judge_model), request.price_table, budget, batch=request.batch
+    )
     if request.batch:  # a batch call is billed at half the list price
         price = batch_price(price)
-        pricing = replace(pricing, answer=batch_price(pricing.answer), judge=batch_price(pricing.judge))
     models = (request.model or lane.default_model(), judge_model)
     ceilings = (check_max_tokens(request.max_tokens), JUDGE_MAX_TOKENS)
     placebo = placebo_text(estimate_tokens(skill_text)) if request.placebo else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ from driftproof import batch_runner
 from driftproof.cli import main
 from driftproof.core.reading import read_receipt
 from driftproof.errors import RunInterrupted
+from driftproof.plan_command import plan_for, plan_text
 from driftproof.run import RunOutcome, RunRequest, run_suite
 from tests.integration.test_run_loopback import JUDGE, env_for, responder
 from tests.integration.test_run_loopback import suite as suite  # the fixture
@@ -23,10 +26,10 @@ def no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
 
 
-def run(suite: Path, server: FakeLLMServer, **kw: object) -> RunOutcome:
+def request_of(suite: Path, server: FakeLLMServer, **kw: object) -> RunRequest:
     """2 draws per arm (both in the first round), 2 judge samples, through batches."""
     settings: dict[str, object] = {"draws": 2, "max_draws": 2, "judge_samples": 2, **kw}
-    request = RunRequest(
+    return RunRequest(
         suite=suite,
         provider="anthropic",
         model="claude-sonnet-4-6",
@@ -35,7 +38,11 @@ def run(suite: Path, server: FakeLLMServer, **kw: object) -> RunOutcome:
         batch=True,
         **settings,  # type: ignore[arg-type]
     )
-    return run_suite(request)
+
+
+def run(suite: Path, server: FakeLLMServer, **kw: object) -> RunOutcome:
+    """A run of `request_of`."""
+    return run_suite(request_of(suite, server, **kw))
 
 
 def test_batch_run_sends_a_round_of_answers_then_its_judge_calls_as_two_batches(suite: Path) -> None:
@@ -144,3 +151,22 @@ def test_the_stopping_rule_runs_round_by_round_a_replacement_in_a_batch_of_its_o
     assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 14 + 1 + 2, 4 * 5)
     a_with = r.cases[0].with_skill.draws
     assert [d.status for d in a_with] == ["lost", "measured", "measured"] and a_with[0].replaced
+
+
+def test_plan_with_batch_is_the_plan_a_batch_run_prints_and_the_dollars_its_budget_commits(suite: Path) -> None:
+    with FakeLLMServer(responder) as server:
+        request = request_of(suite, server, budget_usd=1.0, plan_by_case=True)
+        log = io.StringIO()
+        outcome = run_suite(request, progress_stream=log)
+    plan = plan_for(request)
+    listed = plan_for(replace(request, batch=False))
+    # the plan command's lines are the ones the run printed before its first call, at the batch price
+    shown = plan_text(plan, "text").splitlines()
+    printed = log.getvalue().splitlines()
+    assert shown == printed[printed.index(shown[0]) : printed.index(shown[0]) + len(shown)]
+    assert shown[-1] == "budget: $1.00: the worst case of the run fits"
+    # every draw ran (2 per arm, none lost): the run committed the plan's worst case, at half the list price
+    budget = outcome.receipt.run.settings.budget
+    assert budget is not None and plan.plan.total.usd.high is not None and listed.plan.total.usd.high is not None
+    assert budget.committed_usd == pytest.approx(plan.plan.total.usd.high, abs=1e-12)
+    assert plan.plan.total.usd.high == pytest.approx(listed.plan.total.usd.high / 2, abs=1e-12)

@@ -159,3 +159,95 @@ def test_plan_refuses_an_imported_reference(tmp_path: Path, capsys: pytest.Captu
     assert main(["plan", str(suite), "--provider", "stub", "--reference", str(imported)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"driftproof: error: {imported}: an imported (DECLARED) receipt")
+
+
+PLAN_FLAGS = ("--judge-samples", "1", "--max-tokens", "100", "--draws", "3", "--max-draws", "3")
+
+
+def test_plan_with_batch_prices_every_call_at_half_the_list_price(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    suite = make_suite(tmp_path)
+    w, b = worst_cases(suite)
+    template = w - 10 - 100 - 100 - 100 - 1024
+    assert (template, w, b) == (181, 1515, 1415)
+    # 3 draws per arm, 1 judge sample: answers 3 × (110 + 10) = 360 in, 6 × 100 = 600 out; the judge
+    # 6 × (181 + 100) = 1,686 in at most (6 × 181 = 1,086 at least), 6 × 1,024 = 6,144 out.
+    # list (bundled: claude-sonnet-4-6 $3 / $15, claude-haiku-4-5 $1 / $5 per million):
+    #   most 360 × 3 + 600 × 15 + 1,686 × 1 + 6,144 × 5 = 1,080 + 9,000 + 1,686 + 30,720 = 42,486 / 1e6
+    #   least 360 × 3 + 1,086 × 1 = 2,166 / 1e6
+    # batch: every rate halved ($1.5 / $7.5, $0.5 / $2.5), so 21,243 and 1,083 / 1e6
+    docs = {}
+    for batch in ([], ["--batch"]):
+        assert main(["plan", str(suite), "--model", "claude-sonnet-4-6", *PLAN_FLAGS, "--format", "json", *batch]) == 0
+        docs[bool(batch)] = json.loads(capsys.readouterr().out)
+    assert docs[False]["total"]["usd"] == {"min": 0.002166, "max": 0.042486}
+    assert docs[True]["total"]["usd"] == {"min": 0.001083, "max": 0.021243}
+    assert docs[True]["total"]["usd"]["max"] == docs[False]["total"]["usd"]["max"] / 2
+    assert docs[True]["total"]["tokens"] == docs[False]["total"]["tokens"] == {"min": 1446, "max": 8790}
+    answering, judge = docs[True]["prices"]["answering_model"]["price"], docs[True]["prices"]["judge"]["price"]
+    assert (answering["input_per_mtok"], answering["output_per_mtok"]) == (1.5, 7.5)
+    assert (judge["input_per_mtok"], judge["output_per_mtok"]) == (0.5, 2.5)
+    assert judge["source"] == "bundled price table 2026-11-01: claude-haiku-4-5, batch API: half price"
+    assert not docs[False]["prices"]["judge"]["price"]["source"].endswith("half price")
+    assert main(["plan", str(suite), "--model", "claude-sonnet-4-6", *PLAN_FLAGS, "--batch"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[2] == "  total: 12 to 12 calls · ~1,446 to 8,790 tokens · $0.0011 to $0.0212"
+    assert out[4:6] == [
+        "price of the answering model claude-sonnet-4-6: $1.5 in, $7.5 out per million tokens "
+        "(bundled price table 2026-11-01: claude-sonnet-4-6, batch API: half price)",
+        "price of the judge claude-haiku-4-5: $0.5 in, $2.5 out per million tokens "
+        "(bundled price table 2026-11-01: claude-haiku-4-5, batch API: half price)",
+    ]
+
+
+def test_plan_with_batch_weighs_a_dollar_budget_at_the_batch_price(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = make_suite(tmp_path)
+    # $0.03 lies between the batch worst case ($0.021243) and the list one ($0.042486): figures above
+    flags = ["plan", str(suite), "--model", "claude-sonnet-4-6", *PLAN_FLAGS, "--budget-usd", "0.03"]
+    assert main([*flags, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["budget"]["worst_case_fits"] is False
+    assert main([*flags, "--format", "json", "--batch"]) == 0
+    assert json.loads(capsys.readouterr().out)["budget"]["worst_case_fits"] is True
+    assert main([*flags, "--batch"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "budget: $0.0300: the worst case of the run fits"
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--provider", "stub"], "the answering model goes through stub/none"),
+        (["--judge-provider", "stub"], "the judge goes through stub/none"),
+    ],
+)
+@pytest.mark.parametrize("command", ["plan", "run"])
+def test_batch_on_a_lane_without_a_batch_api_is_refused_alike_by_plan_and_run(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    flags: list[str],
+    message: str,
+    command: str,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-key")  # run builds its lanes (no call) first
+    suite = make_suite(tmp_path)
+    assert main([command, str(suite), *flags, "--batch", "-o", str(tmp_path / "r.json")]) == 2
+    assert capsys.readouterr().err == (
+        f"driftproof: error: --batch: {message}, which has no batch API; --batch needs the anthropic or openai "
+        "API lane\n"
+    )
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / ".driftproof").exists()
+
+
+def test_plan_with_batch_refuses_a_cli_surface_without_building_its_lane(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = make_suite(tmp_path)
+    assert main(["plan", str(suite), "--surface", "cli", "--batch"]) == 2
+    assert capsys.readouterr().err == (
+        "driftproof: error: --batch: the answering model goes through anthropic/cli, which has no batch API; "
+        "--batch needs the anthropic or openai API lane\n"
+    )
