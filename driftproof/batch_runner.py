@@ -9,11 +9,14 @@ as a run's without it, plus the batch ids (``batch_ids``).
 Each lane goes through its provider's batch API (`driftproof.lanes.batch_api.BatchApi`: Anthropic Message
 Batches, the OpenAI Batch API), so an Anthropic answerer and an OpenAI judge each use their own.
 
-Each batch is journaled (``kind: batch``, with its custom_ids) before it is polled, and once its results are
-read (``kind: batch_read``): ``--resume`` after a cancelled or timed-out job polls a batch that was submitted and
-never read instead of submitting the same requests again. Polling waits ``poll_s``, doubling up to
-`POLL_CAP_S`. The endpoint attempts of a batch are its HTTP requests (the create, and OpenAI's upload before it;
-each poll; the reads of its results), counted on its last item.
+Each batch is journaled (``kind: batch``, with its custom_ids and the HTTP requests its create took) before it
+is polled, after each poll (``kind: batch_poll``: its id and its HTTP requests so far, the create's included),
+and once its results are read (``kind: batch_read``): ``--resume`` after a cancelled or timed-out job polls a
+batch that was submitted and never read instead of submitting the same requests again, counting on from its last
+journaled figure (a journal without ``batch_poll`` entries, from before they were written, counts on from the
+create). Polling waits ``poll_s``, doubling up to `POLL_CAP_S`. The endpoint attempts of a batch are its HTTP
+requests (the create, and OpenAI's upload before it; each poll, before a cancel and after it; the reads of its
+results), counted on its last item.
 """
 
 from __future__ import annotations
@@ -98,7 +101,7 @@ class BatchRunner(Runner):
         self._poll_s = POLL_S
         self._unread: dict[tuple[str, frozenset[str]], tuple[str, int]] = {}
         """Batches a journal holds that were submitted and never read, by role and custom_ids: their id and the
-        HTTP requests made for them so far (the create), polled again."""
+        HTTP requests made for them so far (the create and the polls journaled), polled again."""
 
     def run(self, journal: Journal | None = None, *, resume: bool = False) -> None:
         """As `Runner.run`; a resumed run first reads the journal's batches."""
@@ -108,13 +111,15 @@ class BatchRunner(Runner):
 
     def _read_batches(self, entries: Sequence[Entry]) -> None:
         read = {e.get("id") for e in entries if e.get("kind") == "batch_read"}
+        polled = {e.get("id"): int(e.get("http", 0)) for e in entries if e.get("kind") == "batch_poll"}  # the last
         for entry in entries:
             if entry.get("kind") == "batch" and isinstance(entry.get("id"), str):
                 if entry["id"] not in self.batch_ids:
                     self.batch_ids.append(entry["id"])
                 if entry["id"] not in read:
                     key = (str(entry.get("role")), frozenset(entry.get("custom_ids", ())))
-                    self._unread[key] = (entry["id"], int(entry.get("http", 1)))
+                    http = max(int(entry.get("http", 1)), polled.get(entry["id"], 0))
+                    self._unread[key] = (entry["id"], http)
 
     def _submit(self, pool: ThreadPoolExecutor, futures: Futures, kind: str, key: Any, fn: Any, *args: Any) -> None:
         """Queue one call for the next batch of its lane."""
@@ -154,7 +159,9 @@ class BatchRunner(Runner):
             while True:
                 time.sleep(wait)
                 http += 1
-                if api.ended(batch_id):
+                ended = api.ended(batch_id)
+                self._journal_entry({"kind": "batch_poll", "id": batch_id, "http": http})  # counted after a cancel
+                if ended:
                     break
                 wait = min(wait * 2, POLL_CAP_S)
             got, read = api.results(batch_id, ids)

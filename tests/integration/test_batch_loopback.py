@@ -170,3 +170,32 @@ def test_plan_with_batch_is_the_plan_a_batch_run_prints_and_the_dollars_its_budg
     assert budget is not None and plan.plan.total.usd.high is not None and listed.plan.total.usd.high is not None
     assert budget.committed_usd == pytest.approx(plan.plan.total.usd.high, abs=1e-12)
     assert plan.plan.total.usd.high == pytest.approx(listed.plan.total.usd.high / 2, abs=1e-12)
+
+
+def test_polls_made_before_the_cancel_are_counted_after_resume(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    waits = 0
+
+    def cancel_at_the_third_wait(_s: float) -> None:  # 2 polls (K = 2) read in progress, then the job is cancelled
+        nonlocal waits
+        waits += 1
+        if waits == 3:
+            raise KeyboardInterrupt
+
+    with FakeLLMServer(responder) as server:
+        server.batches.polls_in_progress = 3  # every batch reads in progress 3 times, ended at the 4th poll
+        monkeypatch.setattr(batch_runner.time, "sleep", cancel_at_the_third_wait)
+        with pytest.raises(RunInterrupted):
+            run(suite, server)
+        journal = (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8")
+        first = len(server.requests)
+        monkeypatch.undo()
+        monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
+        outcome = run(suite, server, resume=True)
+        requests = server.requests
+    # resumed: the answers' 3rd poll (in progress) and 4th (ended) + results 2 = 4; the judge batch: create 1 +
+    # 4 polls + results 2 = 7. Every request counted: 3 + 4 + 7 = 14 (without the polls journaled: 12)
+    assert len(requests) == 3 + 4 + 7 == 14 == outcome.receipt.run.endpoint_attempts
+    # the first job: the create (1) and 2 polls in progress = 3, each poll journaled with the batch's count so far
+    assert first == 3 and journal.count('"kind": "batch_poll"') == 2
+    assert '{"kind": "batch_poll", "id": "msgbatch_fake0001", "http": 3}' in journal
+    assert outcome.receipt.run.batch_ids == ["msgbatch_fake0001", "msgbatch_fake0002"]

@@ -182,6 +182,35 @@ def test_resume_polls_the_journaled_openai_batch_instead_of_uploading_again(
     assert len(requests) == 2 + 3 + 5 == r.run.endpoint_attempts
 
 
+def test_polls_made_before_the_cancel_are_counted_after_resume(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    waits = 0
+
+    def cancel_at_the_third_wait(_s: float) -> None:  # 2 polls (K = 2) read in progress, then the job is cancelled
+        nonlocal waits
+        waits += 1
+        if waits == 3:
+            raise KeyboardInterrupt
+
+    with FakeLLMServer(responder) as server:
+        server.openai_batches.polls_in_progress = 3  # every batch reads in progress 3 times, completed at the 4th
+        monkeypatch.setattr(batch_runner.time, "sleep", cancel_at_the_third_wait)
+        with pytest.raises(RunInterrupted):
+            run(suite, server)
+        journal = (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8")
+        first = len(server.requests)
+        monkeypatch.undo()
+        monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
+        outcome = run(suite, server, resume=True)
+        requests = server.requests
+    # resumed: the answers' 3rd poll (in progress) and 4th (completed) + output 1 = 3; the judge batch: upload +
+    # create 2 + 4 polls + output 1 = 7. Every request counted: 4 + 3 + 7 = 14 (without the polls journaled: 12)
+    assert len(requests) == 4 + 3 + 7 == 14 == outcome.receipt.run.endpoint_attempts
+    # the first job: upload + create (2) and 2 polls in progress = 4, each poll journaled with the count so far
+    assert first == 4 and journal.count('"kind": "batch_poll"') == 2
+    assert '{"kind": "batch_poll", "id": "batch_fake0001", "http": 4}' in journal
+    assert outcome.receipt.run.batch_ids == ["batch_fake0001", "batch_fake0002"]
+
+
 def test_mixed_providers_each_go_through_their_own_batch_api(suite: Path) -> None:
     with FakeLLMServer(responder) as server:
         outcome = run(suite, server, provider="anthropic")
