@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
 import yaml
 
 from driftproof.errors import DriftproofError
@@ -142,6 +143,10 @@ def load_json_bytes(raw: bytes, source: str, *, limits: Limits, error: type[Drif
         raise too_large(source, len(raw), limits, error, what)
     if json_depth_bound(raw, limits.max_depth) > limits.max_depth:
         raise _deep(source, limits, error, what)
+    try:  # jiter (pydantic-core): about half the time of json.loads, and the same value (tests/unit/test_fast_parse.py)
+        return pydantic_core.from_json(raw, allow_inf_nan=False)
+    except ValueError:
+        pass  # json.loads below words the refusal, or reads what jiter does not (a lone surrogate's escape)
     text = decode(raw, source, error)
     try:
         return json.loads(text, parse_constant=_refuse_constant)

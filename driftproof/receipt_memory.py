@@ -11,10 +11,14 @@ assignment, which a frozen model refuses, and ``model_copy`` copies the set befo
 names. What ``model_fields_set`` returns is unchanged, value for value.
 
 A run shares them as its draws finish (`FieldSets`, from the runner): its draws are the receipt's, held until
-the run's receipt is written.
+the run's receipt is written. A current receipt being read shares them as each model is made (`FieldSets` under
+``READ_ONCE``, from ``driftproof.receipts``), so its unshared sets never pile up; an older one is shared after
+it is built (`share_field_sets`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from pydantic import BaseModel
 
@@ -48,10 +52,16 @@ class FieldSets:
 def share_field_sets(receipt: Receipt) -> Receipt:
     """``receipt`` itself, its draws and judge samples holding one shared set of field names per class."""
     shared = FieldSets()
-    for case in receipt.cases:
-        for arm in (case.with_skill, case.baseline):
-            for draw in arm.draws:
-                shared.share(draw)
-                for sample in draw.judge_samples:
-                    shared.share(sample)
+    for draw in _draws(receipt):
+        shared.share(draw)
+        for sample in draw.judge_samples:
+            shared.share(sample)
     return receipt
+
+
+def _draws(receipt: Receipt) -> Iterator[Draw]:
+    """Every draw of every arm (a placebo arm's too), case by case."""
+    for case in receipt.cases:
+        for arm in (case.with_skill, case.baseline, case.placebo):
+            if arm is not None:
+                yield from arm.draws

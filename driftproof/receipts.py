@@ -18,11 +18,11 @@ from driftproof.atomic import write_text, write_together
 from driftproof.bounded import RECEIPT, load_json_bytes, read_file
 from driftproof.core.badge import badge_json
 from driftproof.core.badge_age import Verified
-from driftproof.core.models import READ_RESTAMPED_SMOKE, Receipt
+from driftproof.core.models import READ_ONCE, READ_RESTAMPED_SMOKE, SCHEMA_VERSION, Receipt
 from driftproof.core.reading import ReceiptReading
-from driftproof.core.seal import check_seal
+from driftproof.core.seal import check_seal, seal_matches
 from driftproof.errors import ReceiptError
-from driftproof.receipt_memory import share_field_sets
+from driftproof.receipt_memory import FieldSets, share_field_sets
 from driftproof.resources import known_schema_versions, schema_file
 from driftproof.safe_text import shorten, shorten_quoted
 
@@ -162,11 +162,11 @@ def load_receipt(path: Path | str, *, read_restamped_smoke: bool = False) -> Rec
     smoke receipt restamped TESTED as a smoke run; ``validate`` and every writer refuse it.
     """
     path = Path(path)
-    raw = read_file(path, RECEIPT, ReceiptError, "a receipt", "a receipt file")
-    with gc_paused():
-        doc = parse_document(raw, str(path))
-        del raw  # the bytes are not needed past the parse: a large receipt's copy is freed before its models
-        return _checked_model(doc, str(path), read_restamped_smoke)
+    return load_receipt_bytes(
+        read_file(path, RECEIPT, ReceiptError, "a receipt", "a receipt file"),
+        str(path),
+        read_restamped_smoke=read_restamped_smoke,
+    )
 
 
 @contextmanager
@@ -189,14 +189,73 @@ def gc_paused() -> Iterator[None]:
 
 
 def load_receipt_bytes(raw: bytes, source: str, *, read_restamped_smoke: bool = False) -> Receipt:
-    """Load a receipt from bytes (the default branch's copy, say)."""
+    """Load a receipt from bytes (a file's, or the default branch's copy): JSON, schema, seal, models.
+
+    A receipt of the current version is validated once (`_validated_once`); any other, or one that read fails,
+    takes the reference path (`check_document`, then `to_model`), which words every refusal. Both accept the
+    same documents and give the same models (`tests/unit/test_read_once.py` checks them against each other).
+    """
     with gc_paused():
-        return _checked_model(parse_document(raw, source), source, read_restamped_smoke)
+        doc = parse_document(raw, source)
+        if doc.get("schema_version") == SCHEMA_VERSION and doc.get("verification") != "FORMAL":
+            structure_ok, seal_ok = _structure_holds(doc), _seal_holds(doc)
+            del doc  # the document's objects are freed before the models are built (a large receipt's peak)
+            receipt = _validated_once(raw, read_restamped_smoke)
+            if receipt is not None and structure_ok and seal_ok:
+                return receipt
+            del receipt  # a refusal: the reference path below words it
+            doc = parse_document(raw, source)
+        del raw
+        check_document(doc, source, read_restamped_smoke=read_restamped_smoke)
+        return to_model(doc, source, read_restamped_smoke=read_restamped_smoke)
 
 
-def _checked_model(doc: dict[str, Any], source: str, read_restamped_smoke: bool) -> Receipt:
-    check_document(doc, source, read_restamped_smoke=read_restamped_smoke)
-    return to_model(doc, source, read_restamped_smoke=read_restamped_smoke)
+def _seal_holds(doc: dict[str, Any]) -> bool:
+    try:
+        return seal_matches(doc)
+    except UnicodeEncodeError:  # a lone surrogate: `check_document` words it
+        return False
+
+
+def _structure_holds(doc: dict[str, Any]) -> bool:
+    """What no schema checks holds (`check_document` words a failure): case ids unique, each arm's draw
+    indices 0, 1, 2, … in order."""
+    cases = doc.get("cases")
+    if not isinstance(cases, list):
+        return False
+    ids: set[str] = set()
+    for case in cases:
+        if not isinstance(case, dict) or str(case.get("id")) in ids:
+            return False
+        ids.add(str(case.get("id")))
+        for name in ("with_skill", "baseline"):
+            arm = case.get(name)
+            draws = arm.get("draws") if isinstance(arm, dict) else None
+            if not isinstance(draws, list):
+                return False
+            indices = [draw.get("index") if isinstance(draw, dict) else None for draw in draws]
+            if indices != list(range(len(indices))):
+                return False
+    return True
+
+
+def _validated_once(raw: bytes, read_restamped_smoke: bool) -> Receipt | None:
+    """The models of a current-version receipt, validated from its bytes in one pass, or ``None`` for any
+    document the schema might refuse (the caller then reads it the reference way, which words the refusal).
+
+    Pydantic in strict JSON mode refuses every type the schema refuses (no ``"0.5"`` for a number, no ``1`` for
+    a boolean), the models carry the schema's field constraints (it is generated from them), and under
+    `READ_ONCE` each draw and judge sample is held to the rule the schema adds for it as it is made, and shares
+    its set of field names (`FieldSets`) at once, so the sets never pile up. What strict mode may refuse that
+    the schema accepts (``1.0`` for an integer) is read the reference way, so nothing read before is refused
+    now. One validation replaces the schema walk, the lax validation of the parsed document and the walk that
+    shared the sets afterwards (issue 14).
+    """
+    context = {READ_RESTAMPED_SMOKE: read_restamped_smoke, READ_ONCE: FieldSets()}
+    try:
+        return Receipt.model_validate_json(raw, strict=True, context=context)
+    except ValidationError:
+        return None
 
 
 def receipt_json(receipt: Receipt) -> str:

@@ -1,0 +1,231 @@
+"""Issue 14: a current receipt is read with one validation (strict pydantic from its bytes, the draw and sample
+rules under ``READ_ONCE``) and a fast seal check, and reads exactly as the reference path reads it: the same
+models, or the same one-line refusal. The reference path is the one every older version still takes: the schema
+(`check_document`), the seal by its definition, then the lax models (`to_model`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from driftproof import receipts
+from driftproof.core.models import Receipt
+from driftproof.core.seal import compute_seal, fast_hash, sealed
+from driftproof.errors import ReceiptError
+from driftproof.receipts import check_document, gc_paused, load_receipt_bytes, parse_document, receipt_json, to_model
+from tests.support.builders import arm, receipt
+
+SOURCE = "r.json"
+
+
+def _document() -> dict[str, Any]:
+    r = receipt({"a": (arm([0.5, 0.75, None], samples=2), [0.25, 0.5]), "b": ([1.0], [0.0])})
+    return dict(json.loads(receipt_json(r)))
+
+
+def _reference(raw: bytes, smoke: bool) -> Receipt:
+    with gc_paused():
+        doc = parse_document(raw, SOURCE)
+        check_document(doc, SOURCE, read_restamped_smoke=smoke)
+        return to_model(doc, SOURCE, read_restamped_smoke=smoke)
+
+
+def _outcome(read: Callable[[], Receipt]) -> tuple[Any, ...]:
+    try:
+        r = read()
+    except ReceiptError as exc:
+        return ("refused", str(exc))
+    except Exception as exc:  # whatever one path raises, the other must raise alike
+        return ("raised", type(exc).__name__, str(exc))
+    return ("read", r.model_dump(mode="json"), r.model_dump(mode="json", exclude_unset=True))
+
+
+def _file(doc: dict[str, Any]) -> bytes:
+    return json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True).encode("utf-8")
+
+
+def test_a_valid_current_receipt_never_runs_the_schema_or_the_lax_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = _file(_document())
+    expected = _outcome(lambda: _reference(raw, False))
+
+    def forbidden(*_: Any, **__: Any) -> Any:
+        raise AssertionError("walked again")
+
+    monkeypatch.setattr(receipts, "_first_error", forbidden)
+    monkeypatch.setattr(receipts, "to_model", forbidden)
+    monkeypatch.setattr(receipts, "compute_seal", forbidden, raising=False)
+    monkeypatch.setattr("driftproof.core.seal.compute_seal", forbidden)
+    assert _outcome(lambda: load_receipt_bytes(raw, SOURCE)) == expected
+    assert expected[0] == "read"
+
+
+def test_the_field_name_sets_are_shared_as_the_models_are_made() -> None:
+    r = load_receipt_bytes(_file(_document()), SOURCE)
+    draws = [d for c in r.cases for a in (c.with_skill, c.baseline) for d in a.draws]
+    samples = [s for d in draws for s in d.judge_samples]
+    # draws: 3 + 2 + 1 + 1 = 7; samples: 2 measured with-skill draws x 2 + 2 + 1 + 1 = 8
+    assert (len(draws), len(samples)) == (7, 8)
+    assert len({id(d.model_fields_set) for d in draws}) == 1
+    assert len({id(s.model_fields_set) for s in samples}) == 1
+
+
+def test_a_float_below_1e_minus_4_is_checked_by_the_seal_definition() -> None:
+    doc = _document()
+    doc["cases"][0]["with_skill"]["draws"][0]["judge_samples"][0]["score"] = 3.6e-05
+    doc = sealed(doc)
+    # pydantic-core spells 3.6e-05 as 0.000036: the shortcut's hash is not the seal, the definition's is
+    assert fast_hash(doc) != compute_seal(doc) == doc["seal"]["sha256"]
+    r = load_receipt_bytes(_file(doc), SOURCE)
+    assert r.cases[0].with_skill.draws[0].judge_samples[0].score == 3.6e-05
+
+
+def test_a_file_whose_keys_are_not_sorted_still_reads() -> None:
+    doc = sealed(_document())
+    unsorted = json.dumps(dict(reversed(list(doc.items())))).encode("utf-8")
+    assert fast_hash(json.loads(unsorted)) != doc["seal"]["sha256"]
+    assert load_receipt_bytes(unsorted, SOURCE) == load_receipt_bytes(_file(doc), SOURCE)
+
+
+def _set(doc: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
+    target: Any = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+
+
+DRAW = ("cases", 0, "with_skill", "draws", 0)
+SAMPLE = (*DRAW, "judge_samples", 0)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "words"),
+    [
+        ((*SAMPLE, "score"), "0.5", "schema 0.17: at cases/0/with_skill/draws/0/judge_samples/0/score"),
+        ((*SAMPLE, "valid"), 1, "schema 0.17: at cases/0/with_skill/draws/0/judge_samples/0/valid"),
+        ((*SAMPLE, "score"), None, "schema 0.17: at cases/0/with_skill/draws/0/judge_samples/0"),
+        ((*DRAW, "status"), "lost", "schema 0.17: at cases/0/with_skill/draws/0"),
+        ((*DRAW, "unknown"), 1, "schema 0.17: at cases/0/with_skill/draws/0"),
+    ],
+)
+def test_what_the_schema_refuses_is_refused_in_its_words(path: tuple[Any, ...], value: Any, words: str) -> None:
+    doc = _document()
+    _set(doc, path, value)
+    raw = _file(sealed(doc))
+    outcome = _outcome(lambda: load_receipt_bytes(raw, SOURCE))
+    assert outcome == _outcome(lambda: _reference(raw, False))
+    assert outcome[0] == "refused" and outcome[1].startswith(f"{SOURCE}: {words}"), outcome
+
+
+def test_an_integer_written_as_1_0_reads_as_before() -> None:
+    """Strict mode refuses 1.0 for an integer, which the schema (and the lax models) accept: the reference path
+    reads it, so nothing read before is refused now."""
+    doc = _document()
+    _set(doc, (*DRAW, "index"), 0.0)
+    raw = _file(sealed(doc))
+    outcome = _outcome(lambda: load_receipt_bytes(raw, SOURCE))
+    assert outcome[0] == "read" and outcome == _outcome(lambda: _reference(raw, False))
+
+
+def test_an_edited_score_is_a_seal_mismatch_in_the_same_words() -> None:
+    doc = sealed(_document())
+    _set(doc, (*SAMPLE, "score"), 0.55)
+    raw = _file(doc)
+    outcome = _outcome(lambda: load_receipt_bytes(raw, SOURCE))
+    assert outcome == _outcome(lambda: _reference(raw, False))
+    assert outcome[1].startswith(f"{SOURCE}: seal mismatch: recorded {doc['seal']['sha256']}, content gives ")
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += _paths(item, (*prefix, i))
+    return found
+
+
+PATHS = _paths(_document())
+VALUES = st.one_of(
+    st.sampled_from(
+        [
+            None,
+            True,
+            False,
+            0,
+            1,
+            -1,
+            0.0,
+            1.0,
+            0.5,
+            2.0,
+            1e-05,
+            "",
+            "x",
+            "0.5",
+            "lost",
+            "measured",
+            "TESTED",
+            "UNVERIFIED",
+            "quick",
+            "0" * 64,
+            [],
+            {},
+            {"x": 1},
+            [0.5],
+        ]
+    ),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(),
+    st.text(max_size=5),
+)
+EDIT = st.one_of(
+    st.tuples(st.just("set"), st.sampled_from(PATHS), VALUES),
+    st.tuples(st.just("drop"), st.sampled_from(PATHS), st.none()),
+    st.tuples(st.just("add"), st.sampled_from([p for p in PATHS if p]), st.sampled_from(["extra", "score"])),
+)
+
+
+def _edit(doc: dict[str, Any], edit: tuple[str, tuple[Any, ...], Any]) -> None:
+    kind, path, value = edit
+    parent: Any = doc
+    for key in path[:-1]:
+        if not isinstance(parent, (dict, list)) or (isinstance(parent, list) and key >= len(parent)):
+            return
+        if isinstance(parent, dict) and key not in parent:
+            return
+        parent = parent[key]
+    last = path[-1]
+    if isinstance(parent, dict) and (last in parent or kind == "set"):
+        if kind == "drop":
+            parent.pop(last, None)
+        elif kind == "add" and isinstance(parent.get(last), dict):
+            parent[last][value] = 0.5
+        elif kind == "set":
+            parent[last] = value
+    elif isinstance(parent, list) and last < len(parent):
+        if kind == "drop":
+            del parent[last]
+        elif kind == "set":
+            parent[last] = value
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edits=st.lists(EDIT, min_size=1, max_size=3), reseal=st.booleans(), smoke=st.booleans(), order=st.booleans())
+def test_the_fast_read_and_the_reference_read_agree_on_any_edit(
+    edits: list[tuple[str, tuple[Any, ...], Any]], reseal: bool, smoke: bool, order: bool
+) -> None:
+    doc = _document()
+    for edit in edits:
+        _edit(doc, edit)
+    if reseal:
+        doc = sealed(doc)
+    raw = (_file(doc) if order else json.dumps(doc, ensure_ascii=False).encode("utf-8")) if doc else b"{}"
+    fast = _outcome(lambda: load_receipt_bytes(raw, SOURCE, read_restamped_smoke=smoke))
+    assert fast == _outcome(lambda: _reference(raw, smoke))
