@@ -119,8 +119,9 @@ class CanaryJob:
         """Judge every canary ``options.judge_samples`` times, concurrently; print what the run does and finds.
 
         Each sample is journaled as it comes back; a resumed run keeps the samples ``restored`` holds and asks
-        only for the others. A returned sample whose reply does not report the requested judge
-        (`driftproof.judge.sample_identity`) is left out of the figures, its reason counted."""
+        only for the others (a sample whose call failed is asked again: one judge call, its usage summed). A
+        returned sample whose reply does not report the requested judge (`driftproof.judge.sample_identity`) is
+        left out of the figures, its reason counted."""
         samples, canaries = options.judge_samples, self.canaries.canaries
         line = judging_line(len(canaries), self.canaries.source, samples)
         print(printable(line), file=stream, flush=True)
@@ -149,6 +150,8 @@ class CanaryJob:
                             journal.write(canary_entry(canaries[k].id, j, sample, one.attempts))
                     missing[k].extend(group[len(got) :])
         usages += [s.usage for by_sample in got_samples.values() for s in by_sample.values()]
+        held = [(canaries[k].id, j) for k, by_sample in got_samples.items() for j in by_sample]
+        calls = len(held) + (restored.canary_spent.calls_beyond(held) if restored is not None else 0)
         specs = self.canaries.specs()
         scored, identity = [], []
         for k, spec in enumerate(specs):
@@ -157,7 +160,7 @@ class CanaryJob:
             identity += checked.identity
         record = read_anchors(self.canaries.source, specs, scored, samples)
         print(printable(f"driftproof: canaries: {record.sentence}"), file=stream, flush=True)
-        overhead = economics.canary_overhead(self.price, usages, len(usages))
+        overhead = economics.canary_overhead(self.price, usages, calls)  # a sample asked again is one call
         self.result = CanaryRun(record, overhead, tuple(identity))
         return self.result
 

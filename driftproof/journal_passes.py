@@ -12,14 +12,16 @@ Two passes call the judge outside the draws: the judge-anchor canaries before th
 A resumed run keeps every journaled call that returned a reply (valid or not, its identity checked again as it
 was the first time) and asks only for the others: the ones never journaled, and the ones whose call failed (no
 reply), as it does for a draw's judge samples (`driftproof.resume`). The calls it does not keep were made and
-paid all the same: `Spent` counts them, so the receipt counts the calls of the whole run.
+paid all the same: `Spent` keeps their attempts and usage, so the receipt counts the requests of the whole run.
+A call asked again is the same logical call as the one whose attempts all failed (one key, one call): a spent
+entry adds a logical call only when its key is neither kept nor asked again (`Spent.calls_beyond`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from driftproof.core.models import JudgeSample, Usage
 from driftproof.core.pairwise_models import PairwiseCall
@@ -57,12 +59,23 @@ def pairwise_entry(case_id: str, draw_index: int, call: int, result: PairwiseCal
 
 
 @dataclass(slots=True)
-class Spent:
-    """Journaled calls a resumed run does not keep (their call failed): made and paid, so counted."""
+class Spent(Generic[K]):
+    """Journaled calls a resumed run does not keep (their call failed): their requests were made and paid, so
+    their attempts and usage count; their keys say which logical calls they were."""
 
-    calls: int = 0
+    keys: set[K] = field(default_factory=set)
     attempts: int = 0
     usages: list[Usage | None] = field(default_factory=list)
+
+    def calls_beyond(self, asked: Collection[K]) -> int:
+        """The logical calls these entries add to the calls of ``asked`` (the keys kept or asked by the resumed
+        run): none for a key asked again, which is one logical call however many runs its attempts took.
+
+        >>> spent = Spent[PairKey](keys={("a", 0, 1), ("b", 2, 0)}, attempts=4)
+        >>> spent.calls_beyond({("a", 0, 0), ("a", 0, 1)})  # ("a", 0, 1) was asked again; ("b", 2, 0) was not
+        1
+        """
+        return len(self.keys - set(asked))
 
 
 @dataclass(slots=True)
@@ -71,8 +84,8 @@ class PassesRestored:
 
     canaries: dict[CanaryKey, tuple[JudgeSample, int]] = field(default_factory=dict)
     pairwise: dict[PairKey, tuple[PairwiseCall, int]] = field(default_factory=dict)
-    canary_spent: Spent = field(default_factory=Spent)
-    pairwise_spent: Spent = field(default_factory=Spent)
+    canary_spent: Spent[CanaryKey] = field(default_factory=Spent)
+    pairwise_spent: Spent[PairKey] = field(default_factory=Spent)
 
 
 def restore_passes(entries: Sequence[Entry]) -> PassesRestored:
@@ -91,18 +104,18 @@ def restore_passes(entries: Sequence[Entry]) -> PassesRestored:
     return state
 
 
-def _keep(kept: dict[K, tuple[V, int]], spent: Spent, key: K, value: V, entry: Entry) -> None:
+def _keep(kept: dict[K, tuple[V, int]], spent: Spent[K], key: K, value: V, entry: Entry) -> None:
     attempts = int(entry.get("attempts", 0))
     gone = kept.pop(key, None)
     if gone is not None:  # asked again after it came back: the earlier one was made all the same
-        _spend(spent, gone[0], gone[1])
+        _spend(spent, key, gone[0], gone[1])
     if value.returned is False:
-        _spend(spent, value, attempts)
+        _spend(spent, key, value, attempts)
         return
     kept[key] = (value, attempts)
 
 
-def _spend(spent: Spent, value: JudgeSample | PairwiseCall, attempts: int) -> None:
-    spent.calls += 1
+def _spend(spent: Spent[K], key: K, value: JudgeSample | PairwiseCall, attempts: int) -> None:
+    spent.keys.add(key)
     spent.attempts += attempts
     spent.usages.append(value.usage)

@@ -5,8 +5,9 @@ the draw of the other arm with the same index finishes, so a full run still drop
 runner is done, `judge_pairs` makes the two calls of every pair (with-skill as A, then swapped) through the
 judge lane, at most ``concurrency`` at a time, and stores the results by case and draw index, so the receipt
 does not depend on timing. Every call is one logical call and its attempts are endpoint attempts, counted in the
-runner's tally. A failed call is kept as a call with no choice; the run does not stop for it (the absolute
-scores, which decide everything, are already in). Each call is journaled as it comes back
+runner's tally: a call whose attempts all failed and that ``--resume`` asks again is still one logical call, the
+attempts of both runs counted. A failed call is kept as a call with no choice; the run does not stop for it (the
+absolute scores, which decide everything, are already in). Each call is journaled as it comes back
 (`driftproof.journal_passes`): ``--resume`` keeps the calls that returned a reply and asks only for the others.
 """
 
@@ -80,7 +81,8 @@ def judge_pairs(
     """Both calls of every pair; by case index, each case's pairs in draw order (every case has a list).
 
     Each call is journaled as it comes back; the calls ``restored`` holds (a resumed run) are kept, not asked
-    again, and counted with the journal's other calls."""
+    again, and counted with the journal's other calls. A journaled call that failed is asked again: its attempts
+    count, but it and the call asking it again are one logical call (`Spent.calls_beyond`)."""
 
     def call(pair: Pair, k: int) -> Generation:
         request = pairwise_request(
@@ -96,7 +98,8 @@ def judge_pairs(
 
     kept = restored.pairwise if restored is not None else {}
     if restored is not None:
-        tally.logical_calls += restored.pairwise_spent.calls
+        asked = [(cases[p.ci].id, p.draw_index, k) for p in pairs for k in range(len(PAIR_ORDERS))]
+        tally.logical_calls += restored.pairwise_spent.calls_beyond(asked)
         tally.endpoint_attempts += restored.pairwise_spent.attempts
     made: dict[tuple[int, int], PairwiseCall] = {}
     jobs = []

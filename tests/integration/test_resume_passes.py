@@ -108,6 +108,8 @@ def test_a_failed_pairwise_call_is_asked_again_on_resume(suite: Path, monkeypatc
         run(suite, monkeypatch, hook, canaries=False, judge_mode="pairwise")
     calls, resumed = run(suite, monkeypatch, canaries=False, judge_mode="pairwise", resume=True)
     assert [(c[2], c[3]) for c in calls] == [(0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]
-    # the failed call was made and counted: 18 + 2 journaled + 5 on resume = 25 calls
-    assert resumed.receipt.run.logical_calls == 25
+    # the failed call and the call asking it again are one logical call: 18 + 6 pairwise calls = 24; the failed
+    # call's attempt was made all the same: 18 + 2 journaled + 5 on resume = 25 endpoint attempts
+    assert (resumed.receipt.run.logical_calls, resumed.receipt.run.endpoint_attempts) == (24, 25)
+    assert resumed.receipt.economics.judge_overhead.pairwise_calls == 6
     assert all(c.returned for r in resumed.receipt.cases[0].pairwise or [] for c in r.calls)
