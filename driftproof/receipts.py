@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -14,15 +14,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from driftproof import read_once
 from driftproof.atomic import write_text, write_together
 from driftproof.bounded import RECEIPT, load_json_bytes, read_file
 from driftproof.core.badge import badge_json
 from driftproof.core.badge_age import Verified
-from driftproof.core.models import READ_ONCE, READ_RESTAMPED_SMOKE, SCHEMA_VERSION, Receipt
+from driftproof.core.models import READ_RESTAMPED_SMOKE, Receipt
 from driftproof.core.reading import ReceiptReading
-from driftproof.core.seal import check_seal, seal_matches
+from driftproof.core.seal import check_seal
 from driftproof.errors import ReceiptError
-from driftproof.receipt_memory import FieldSets, share_field_sets
+from driftproof.receipt_memory import share_field_sets
 from driftproof.resources import known_schema_versions, schema_file
 from driftproof.safe_text import shorten, shorten_quoted
 
@@ -100,15 +101,33 @@ SHOWN_INDICES = 10
 """How many draw indices a refusal names before it says how many draws there are."""
 
 
-def _check_draw_order(arm: dict[str, Any], where: str) -> None:
-    """Refuse an arm whose draw indices are not 0, 1, 2, … in order (a hole, a repeat, a swap)."""
-    indices = [draw.get("index") for draw in arm.get("draws", [])]
-    if indices == list(range(len(indices))):
-        return
-    found = ", ".join(str(i) for i in indices[:SHOWN_INDICES])
-    if len(indices) > SHOWN_INDICES:
-        found += f", … ({len(indices)} draws)"
-    raise ReceiptError(f"{where}: indices must run 0, 1, 2, … in order; found {found}")
+def structure_error(doc: dict[str, Any], source: str) -> ReceiptError | None:
+    """What no schema checks: case ids unique, each arm's draw indices 0, 1, 2, … in order (no hole, repeat or
+    swap); the refusal of the first that fails, or ``None``. On a document the schema has not yet checked (the
+    read once, `driftproof.read_once`), a shape it cannot walk is refused too; after the schema there is none."""
+    cases = doc.get("cases", [])
+    if not isinstance(cases, list):
+        return ReceiptError(f"{source}: cases: not a list")
+    seen: set[str] = set()
+    for ci, case in enumerate(cases):
+        if not isinstance(case, dict):
+            return ReceiptError(f"{source}: cases[{ci}]: not an object")
+        case_id = str(case.get("id"))
+        if case_id in seen:
+            return ReceiptError(f"{source}: cases: case id {case_id!r} appears more than once")
+        seen.add(case_id)
+        for name in ("with_skill", "baseline"):
+            arm, where = case.get(name), f"{source}: cases[{ci}].{name}.draws"
+            draws = arm.get("draws") if isinstance(arm, dict) else None
+            if not isinstance(draws, list) or not all(isinstance(draw, dict) for draw in draws):
+                return ReceiptError(f"{where}: not a list of draws")
+            indices = [draw.get("index") for draw in draws]
+            if indices != list(range(len(indices))):
+                found = ", ".join(str(i) for i in indices[:SHOWN_INDICES])
+                if len(indices) > SHOWN_INDICES:
+                    found += f", … ({len(indices)} draws)"
+                return ReceiptError(f"{where}: indices must run 0, 1, 2, … in order; found {found}")
+    return None
 
 
 def check_document(doc: dict[str, Any], source: str, *, read_restamped_smoke: bool = False) -> None:
@@ -128,14 +147,9 @@ def check_document(doc: dict[str, Any], source: str, *, read_restamped_smoke: bo
     error = _first_error(version, checked)
     if error is not None:
         raise ReceiptError(f"{source}: schema {version}: {error}")
-    seen: set[str] = set()
-    for ci, case in enumerate(doc.get("cases", [])):
-        case_id = str(case.get("id"))
-        if case_id in seen:
-            raise ReceiptError(f"{source}: cases: case id {case_id!r} appears more than once")
-        seen.add(case_id)
-        for arm in ("with_skill", "baseline"):
-            _check_draw_order(case[arm], f"{source}: cases[{ci}].{arm}.draws")
+    structure = structure_error(doc, source)
+    if structure is not None:
+        raise structure
     try:
         seal = check_seal(doc)
     except UnicodeEncodeError:
@@ -162,10 +176,8 @@ def load_receipt(path: Path | str, *, read_restamped_smoke: bool = False) -> Rec
     smoke receipt restamped TESTED as a smoke run; ``validate`` and every writer refuse it.
     """
     path = Path(path)
-    return load_receipt_bytes(
-        read_file(path, RECEIPT, ReceiptError, "a receipt", "a receipt file"),
-        str(path),
-        read_restamped_smoke=read_restamped_smoke,
+    return _load(
+        lambda: read_file(path, RECEIPT, ReceiptError, "a receipt", "a receipt file"), str(path), read_restamped_smoke
     )
 
 
@@ -189,73 +201,23 @@ def gc_paused() -> Iterator[None]:
 
 
 def load_receipt_bytes(raw: bytes, source: str, *, read_restamped_smoke: bool = False) -> Receipt:
-    """Load a receipt from bytes (a file's, or the default branch's copy): JSON, schema, seal, models.
+    """Load a receipt from bytes (the default branch's copy, say)."""
+    return _load(lambda: raw, source, read_restamped_smoke)
 
-    A receipt of the current version is validated once (`_validated_once`); any other, or one that read fails,
-    takes the reference path (`check_document`, then `to_model`), which words every refusal. Both accept the
-    same documents and give the same models (`tests/unit/test_read_once.py` checks them against each other).
-    """
+
+def _load(read: Callable[[], bytes], source: str, read_restamped_smoke: bool) -> Receipt:
+    """Parse the bytes ``read`` gives (freed once parsed); a current receipt is read once (`driftproof.read_once`),
+    and one that read does not accept, or any other, the reference way (`check_document`, then `to_model`),
+    which words every refusal: for that the bytes are read again, as the first read consumed the document."""
     with gc_paused():
-        doc = parse_document(raw, source)
-        if doc.get("schema_version") == SCHEMA_VERSION and doc.get("verification") != "FORMAL":
-            structure_ok, seal_ok = _structure_holds(doc), _seal_holds(doc)
-            del doc  # the document's objects are freed before the models are built (a large receipt's peak)
-            receipt = _validated_once(raw, read_restamped_smoke)
-            if receipt is not None and structure_ok and seal_ok:
+        doc = parse_document(read(), source)
+        if read_once.applies(doc) and structure_error(doc, source) is None:
+            receipt = read_once.read_once(doc, read_restamped_smoke)
+            if receipt is not None:
                 return receipt
-            del receipt  # a refusal: the reference path below words it
-            doc = parse_document(raw, source)
-        del raw
+            doc = parse_document(read(), source)
         check_document(doc, source, read_restamped_smoke=read_restamped_smoke)
         return to_model(doc, source, read_restamped_smoke=read_restamped_smoke)
-
-
-def _seal_holds(doc: dict[str, Any]) -> bool:
-    try:
-        return seal_matches(doc)
-    except UnicodeEncodeError:  # a lone surrogate: `check_document` words it
-        return False
-
-
-def _structure_holds(doc: dict[str, Any]) -> bool:
-    """What no schema checks holds (`check_document` words a failure): case ids unique, each arm's draw
-    indices 0, 1, 2, … in order."""
-    cases = doc.get("cases")
-    if not isinstance(cases, list):
-        return False
-    ids: set[str] = set()
-    for case in cases:
-        if not isinstance(case, dict) or str(case.get("id")) in ids:
-            return False
-        ids.add(str(case.get("id")))
-        for name in ("with_skill", "baseline"):
-            arm = case.get(name)
-            draws = arm.get("draws") if isinstance(arm, dict) else None
-            if not isinstance(draws, list):
-                return False
-            indices = [draw.get("index") if isinstance(draw, dict) else None for draw in draws]
-            if indices != list(range(len(indices))):
-                return False
-    return True
-
-
-def _validated_once(raw: bytes, read_restamped_smoke: bool) -> Receipt | None:
-    """The models of a current-version receipt, validated from its bytes in one pass, or ``None`` for any
-    document the schema might refuse (the caller then reads it the reference way, which words the refusal).
-
-    Pydantic in strict JSON mode refuses every type the schema refuses (no ``"0.5"`` for a number, no ``1`` for
-    a boolean), the models carry the schema's field constraints (it is generated from them), and under
-    `READ_ONCE` each draw and judge sample is held to the rule the schema adds for it as it is made, and shares
-    its set of field names (`FieldSets`) at once, so the sets never pile up. What strict mode may refuse that
-    the schema accepts (``1.0`` for an integer) is read the reference way, so nothing read before is refused
-    now. One validation replaces the schema walk, the lax validation of the parsed document and the walk that
-    shared the sets afterwards (issue 14).
-    """
-    context = {READ_RESTAMPED_SMOKE: read_restamped_smoke, READ_ONCE: FieldSets()}
-    try:
-        return Receipt.model_validate_json(raw, strict=True, context=context)
-    except ValidationError:
-        return None
 
 
 def receipt_json(receipt: Receipt) -> str:

@@ -8,12 +8,6 @@ number spellings.
 
 ``canonical_json`` is the definition; ``content_hash`` hashes the same bytes as they are made, a case at a
 time (``canonical_chunks``), so a receipt of thousands of cases is never held as one string (issue 14).
-
-``seal_matches`` first tries a shortcut (``fast_encoding``: pydantic-core's JSON encoder, a third to a half of the
-time of the definition's): a document parsed from a file Driftproof wrote holds its keys already sorted, and
-that encoder spells every value as the definition does except floats below 1e-4 (``0.00001`` for ``1e-05``).
-When its bytes hash to the recorded seal, they are the canonical bytes the writer hashed, and they encode this
-document faithfully, so the document is the one sealed; when they do not, the definition decides.
 """
 
 from __future__ import annotations
@@ -22,8 +16,6 @@ import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
-
-import pydantic_core
 
 from driftproof.core.models import SCHEMA_VERSION, Receipt, Seal
 
@@ -105,65 +97,6 @@ def sealed(document: Mapping[str, Any]) -> dict[str, Any]:
     return {**body, "seal": {"algorithm": "sha256", "sha256": content_hash(body)}}
 
 
-def fast_encoding(value: Any) -> bytes | None:
-    """JSON bytes of ``value`` in the canonical form's separators, keys in the order the dicts hold them, from
-    pydantic-core's encoder; ``None`` when it cannot encode it (a string holding a lone surrogate).
-
-    It is never the definition: keys are not sorted here and a float below 1e-4 is spelled otherwise
-    (``0.00001``, ``2.5e-7``), and NaN and infinity are written as the bare words, which no canonical form
-    holds, so such a document can never match a seal this way. What it always is: a faithful JSON encoding
-    of ``value`` (parsing it gives ``value`` back), which is what makes a match a proof (``check_seal``).
-
-    >>> fast_encoding({"a": [0.5, "é", None]}) == canonical_json({"a": [0.5, "é", None]})
-    True
-    >>> fast_encoding({"b": 1, "a": 1e-05}), canonical_json({"b": 1, "a": 1e-05})
-    (b'{"b":1,"a":0.00001}', b'{"a":1e-05,"b":1}')
-    """
-    try:
-        return pydantic_core.to_json(value, inf_nan_mode="constants")
-    except (pydantic_core.PydanticSerializationError, ValueError, TypeError):
-        return None
-
-
-def fast_hash(document: Mapping[str, Any]) -> str | None:
-    """SHA-256 of ``fast_encoding`` of everything but ``seal``, hashed a case at a time as `content_hash` is (the
-    receipt's own keys and its ``cases`` opened, each case encoded whole): equal to ``compute_seal`` whenever that
-    encoding is the canonical one, and otherwise (almost surely) to no seal at all; ``None`` when it cannot encode.
-
-    >>> doc = sealed({"a": "é", "b": [{"x": 0.5}]})
-    >>> fast_hash(doc) == compute_seal(doc)  # keys in sorted order, as a parsed receipt file holds them
-    True
-    >>> fast_hash({"b": 1, "a": 1}) == compute_seal({"b": 1, "a": 1})  # not sorted: the definition decides
-    False
-    """
-    digest = hashlib.sha256()
-    for chunk in _fast_chunks({k: v for k, v in document.items() if k != "seal"}, STREAMED_LEVELS):
-        if chunk is None:
-            return None
-        digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _fast_chunks(value: Any, levels: int) -> Iterator[bytes | None]:
-    """``fast_encoding`` of ``value`` in pieces (``canonical_chunks``'s shape, keys in the dict's own order)."""
-    if levels and isinstance(value, dict) and all(isinstance(key, str) for key in value):
-        yield b"{"
-        for i, key in enumerate(value):
-            encoded = fast_encoding(key)
-            yield None if encoded is None else (b"," if i else b"") + encoded + b":"
-            yield from _fast_chunks(value[key], levels - 1)
-        yield b"}"
-    elif levels and isinstance(value, list):
-        yield b"["
-        for i, item in enumerate(value):
-            if i:
-                yield b","
-            yield from _fast_chunks(item, levels - 1)
-        yield b"]"
-    else:
-        yield fast_encoding(value)
-
-
 class SealCheck(NamedTuple):
     """The result of checking a document's seal."""
 
@@ -185,23 +118,6 @@ def check_seal(document: Mapping[str, Any]) -> SealCheck:
     expected = seal.get("sha256") if isinstance(seal, Mapping) else None
     actual = compute_seal(document)
     return SealCheck(ok=expected == actual, expected=expected if isinstance(expected, str) else None, actual=actual)
-
-
-def seal_matches(document: Mapping[str, Any]) -> bool:
-    """Whether the recorded seal is the content's (``check_seal(document).ok``), by the shortcut when it
-    proves it (``fast_hash``: a document parsed from a file Driftproof wrote) and by the definition otherwise.
-
-    >>> doc = sealed({"a": 1e-05, "b": 1})
-    >>> seal_matches(doc), fast_hash(doc) == doc["seal"]["sha256"]
-    (True, False)
-    >>> seal_matches({**doc, "a": 2})
-    False
-    """
-    seal = document.get("seal")
-    expected = seal.get("sha256") if isinstance(seal, Mapping) else None
-    if isinstance(expected, str) and fast_hash(document) == expected:
-        return True
-    return check_seal(document).ok
 
 
 _PLACEHOLDER = {"algorithm": "sha256", "sha256": "0" * 64}

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pydantic_core
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from driftproof import receipts
 from driftproof.core.models import Receipt
-from driftproof.core.seal import compute_seal, fast_hash, sealed
+from driftproof.core.seal import sealed
 from driftproof.errors import ReceiptError
 from driftproof.receipts import check_document, gc_paused, load_receipt_bytes, parse_document, receipt_json, to_model
 from tests.support.builders import arm, receipt
@@ -74,21 +76,75 @@ def test_the_field_name_sets_are_shared_as_the_models_are_made() -> None:
     assert len({id(s.model_fields_set) for s in samples}) == 1
 
 
-def test_a_float_below_1e_minus_4_is_checked_by_the_seal_definition() -> None:
+def _reference_forbidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    def forbidden(*_: Any, **__: Any) -> Any:
+        raise AssertionError("read the reference way")
+
+    monkeypatch.setattr(receipts, "check_document", forbidden)
+
+
+@pytest.mark.parametrize(("value", "spelled"), [(3.6e-05, b"0.000036"), (2.5e-07, b"2.5e-7")])
+def test_a_case_with_a_float_below_1e_minus_4_is_hashed_by_the_definition(
+    monkeypatch: pytest.MonkeyPatch, value: float, spelled: bytes
+) -> None:
+    # pydantic-core spells these otherwise than the canonical repr ('3.6e-05', '2.5e-07'): that case alone is
+    # hashed by canonical_json, and the receipt still reads in one validation
+    assert pydantic_core.to_json(value) == spelled and json.dumps(value).encode() != spelled
     doc = _document()
-    doc["cases"][0]["with_skill"]["draws"][0]["judge_samples"][0]["score"] = 3.6e-05
-    doc = sealed(doc)
-    # pydantic-core spells 3.6e-05 as 0.000036: the shortcut's hash is not the seal, the definition's is
-    assert fast_hash(doc) != compute_seal(doc) == doc["seal"]["sha256"]
-    r = load_receipt_bytes(_file(doc), SOURCE)
-    assert r.cases[0].with_skill.draws[0].judge_samples[0].score == 3.6e-05
+    doc["cases"][1]["with_skill"]["draws"][0]["judge_samples"][0]["score"] = value
+    raw = _file(sealed(doc))
+    expected = _outcome(lambda: _reference(raw, False))
+    _reference_forbidden(monkeypatch)
+    assert _outcome(lambda: load_receipt_bytes(raw, SOURCE)) == expected
+    assert expected[0] == "read"
 
 
-def test_a_file_whose_keys_are_not_sorted_still_reads() -> None:
+def test_a_string_that_looks_like_a_small_float_costs_only_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = _document()
+    doc["cases"][0]["with_skill"]["draws"][2]["lost_reason"] = "waited 0.00001 s; 1e-9 of a chance"
+    raw = _file(sealed(doc))
+    expected = _outcome(lambda: _reference(raw, False))
+    _reference_forbidden(monkeypatch)
+    assert _outcome(lambda: load_receipt_bytes(raw, SOURCE)) == expected
+
+
+def test_a_file_whose_keys_are_not_sorted_is_read_the_reference_way() -> None:
     doc = sealed(_document())
     unsorted = json.dumps(dict(reversed(list(doc.items())))).encode("utf-8")
-    assert fast_hash(json.loads(unsorted)) != doc["seal"]["sha256"]
-    assert load_receipt_bytes(unsorted, SOURCE) == load_receipt_bytes(_file(doc), SOURCE)
+    calls: list[str] = []
+    real = receipts.check_document
+
+    def spy(*args: Any, **kwargs: Any) -> None:
+        calls.append("reference")
+        real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(receipts, "check_document", spy)
+        read = load_receipt_bytes(unsorted, SOURCE)
+    assert calls == ["reference"]
+    assert read == load_receipt_bytes(_file(doc), SOURCE)
+
+
+def test_the_file_is_read_once_when_it_reads(tmp_path: Path) -> None:
+    """The bytes are dropped once parsed: a file is read a second time only to word a refusal."""
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_bytes(_file(_document()))
+    doc = _document()
+    _set(doc, (*SAMPLE, "score"), "0.5")
+    bad.write_bytes(_file(sealed(doc)))
+    reads: list[Path] = []
+    real = receipts.read_file
+
+    def counting(path: Path, *args: Any) -> bytes:
+        reads.append(path)
+        return real(path, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(receipts, "read_file", counting)
+        receipts.load_receipt(good)
+        with pytest.raises(ReceiptError, match=r"schema 0\.17"):
+            receipts.load_receipt(bad)
+    assert reads == [good, bad, bad]
 
 
 def _set(doc: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
