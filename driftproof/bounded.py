@@ -1,16 +1,16 @@
 """Reading input files within bounds: size first, then nesting depth, then the parse; one line on any failure.
 
 Every file a user hands Driftproof goes through here: suites, stub scripts and price tables (``INPUT``:
-at most 8 MiB, 64 levels of nesting) and receipts (``RECEIPT``: at most 256 MiB, 64 levels). The size is
+at most 8 MiB, 64 levels of nesting) and receipts (``RECEIPT``: at most 512 MiB, 64 levels). The size is
 checked before the file is read (``read_capped``) and the depth before the text is parsed, by a scan that
 never recurses, so no input, however large or deep, reaches a parser that could take minutes or raise
 ``RecursionError``. Errors are the caller's one-line class (``InputError`` or ``ReceiptError``) naming the file.
 
 The bounds: the native suites Driftproof ships are a few KB and nest 5 levels (suite > cases > case >
-criteria > criterion); a receipt of 1,000 cases x 10 draws x 5 judge samples is 54 MB and nests 8 levels
+criteria > criterion); a receipt of 1,000 cases x 10 draws x 5 judge samples is 74 MB and nests 8 levels
 (``benchmarks/diff_scale.py``), the deepest receipt fixture 10. 8 MiB holds a suite of hundreds of long
-prompts; 256 MiB is near five times the largest receipt measured; 64 levels is six times the deepest
-real document and far below the interpreter's recursion limit.
+prompts; 512 MiB holds a receipt of some 7,000 such cases (issue 14 reads 5,000: 368 MB); 64 levels is six
+times the deepest real document and far below the interpreter's recursion limit.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Limits:
 
 INPUT = Limits(max_bytes=8 * MiB, max_depth=64)
 """Suites, stub scripts, price tables and SKILL.md files."""
-RECEIPT = Limits(max_bytes=256 * MiB, max_depth=64)
+RECEIPT = Limits(max_bytes=512 * MiB, max_depth=64)
 """Receipts."""
 
 # The JSON scan keeps quotes and brackets only; a string's brackets are then dropped by quote parity.

@@ -1,7 +1,7 @@
 """Every input file is bounded before it is parsed: size first, then nesting depth; one line, never a traceback.
 
 Suites, stub scripts and price tables hold at most 8 MiB and nest at most 64 levels; receipts hold at most
-256 MiB and nest at most 64 levels (a real receipt nests 8 to 10).
+512 MiB and nest at most 64 levels (a real receipt nests 8 to 10).
 """
 
 from __future__ import annotations
@@ -89,27 +89,27 @@ def test_an_unterminated_deep_json_is_refused_not_a_recursion_error() -> None:
 
 @pytest.mark.parametrize("name", ["suite.yaml", "script.yaml", "prices.json", "receipt.json"])
 def test_size_is_refused_before_reading(tmp_path: Path, name: str) -> None:
-    """A sparse 300 MiB file: refused from its size, without reading or parsing it."""
+    """A sparse 600 MiB file: refused from its size, without reading or parsing it."""
     path = tmp_path / name
     with path.open("wb") as f:
-        f.truncate(300 * MiB)
+        f.truncate(600 * MiB)
     loaders = {
         "suite.yaml": (lambda: load_suite(path), InputError, "a suite file holds at most 8 MiB"),
         "script.yaml": (lambda: load_script(path), InputError, "a stub script file holds at most 8 MiB"),
         "prices.json": (lambda: price_for("m", path), InputError, "a price table file holds at most 8 MiB"),
-        "receipt.json": (lambda: load_receipt(path), ReceiptError, "a receipt file holds at most 256 MiB"),
+        "receipt.json": (lambda: load_receipt(path), ReceiptError, "a receipt file holds at most 512 MiB"),
     }
     call, error, limit = loaders[name]
     with pytest.raises(error) as info:
         call()
-    assert str(info.value) == f"{path}: too large: 314,572,800 bytes; {limit}"
+    assert str(info.value) == f"{path}: too large: 629,145,600 bytes; {limit}"
 
 
 def test_receipt_bytes_are_bounded_too() -> None:
     with pytest.raises(
-        ReceiptError, match=r"^main: too large: 268,435,457 bytes; a receipt file holds at most 256 MiB$"
+        ReceiptError, match=r"^main: too large: 536,870,913 bytes; a receipt file holds at most 512 MiB$"
     ):
-        parse_document(b" " * (256 * MiB + 1), "main")
+        parse_document(b" " * (512 * MiB + 1), "main")
 
 
 @pytest.mark.parametrize(
