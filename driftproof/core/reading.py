@@ -37,6 +37,7 @@ from driftproof.core.wide_band import WideBand, wide_band
 from driftproof.core.words import BandSource, CaseVerdict, DrawStatus, Outcome, Status, Verification
 
 CALLS = (CaseVerdict.IMPROVED, CaseVerdict.REGRESSED)
+_MEASURED = DrawStatus.MEASURED.value
 
 
 def evidence(arm: Arm) -> ArmEvidence:
@@ -45,9 +46,18 @@ def evidence(arm: Arm) -> ArmEvidence:
     A lost draw marked ``replaced`` (its call failed and a later measured draw took its place) is not one R-6
     counts: it is kept apart in ``replaced``.
     """
-    scores = tuple(d.score for d in arm.draws if d.status == DrawStatus.MEASURED and d.score is not None)
-    lost = [d.lost_reason or "lost" for d in arm.draws if d.status == DrawStatus.LOST and not d.replaced]
-    replaced = sum(1 for d in arm.draws if d.status == DrawStatus.LOST and d.replaced)
+    measured: list[float] = []
+    lost: list[str] = []
+    replaced = 0
+    for d in arm.draws:  # one pass (a diff of two 1,000-case receipts asks this 16,000 times)
+        if d.status == _MEASURED:
+            if d.score is not None:
+                measured.append(d.score)
+        elif d.replaced:
+            replaced += 1
+        else:
+            lost.append(d.lost_reason or "lost")
+    scores = tuple(measured)
     legacy: tuple[float, ...] = ()
     if arm.band_source == BandSource.LEGACY and len(scores) == 1:
         draw = next(d for d in arm.draws if d.status == DrawStatus.MEASURED)
