@@ -16,6 +16,7 @@ from driftproof.plan_command import plan_for, plan_text
 from driftproof.run import RunOutcome, RunRequest, run_suite
 from tests.integration.test_run_loopback import JUDGE, env_for, responder
 from tests.integration.test_run_loopback import suite as suite  # the fixture
+from tests.support.batch_resume import cancel_then_resume
 from tests.support.fake_llm_script import FakeReply
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, FakeLLMServer
 from tests.support.fake_message_batches import BATCHES
@@ -173,25 +174,15 @@ def test_plan_with_batch_is_the_plan_a_batch_run_prints_and_the_dollars_its_budg
 
 
 def test_polls_made_before_the_cancel_are_counted_after_resume(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    waits = 0
-
-    def cancel_at_the_third_wait(_s: float) -> None:  # 2 polls (K = 2) read in progress, then the job is cancelled
-        nonlocal waits
-        waits += 1
-        if waits == 3:
-            raise KeyboardInterrupt
-
     with FakeLLMServer(responder) as server:
         server.batches.polls_in_progress = 3  # every batch reads in progress 3 times, ended at the 4th poll
-        monkeypatch.setattr(batch_runner.time, "sleep", cancel_at_the_third_wait)
-        with pytest.raises(RunInterrupted):
-            run(suite, server)
-        journal = (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8")
-        first = len(server.requests)
-        monkeypatch.undo()
-        monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
-        outcome = run(suite, server, resume=True)
-        requests = server.requests
+        first, journal, outcome, requests = cancel_then_resume(
+            lambda **kw: run(suite, server, **kw),
+            lambda: (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8"),
+            lambda: list(server.requests),
+            monkeypatch,
+            polls_before_cancel=2,  # K = 2
+        )
     # resumed: the answers' 3rd poll (in progress) and 4th (ended) + results 2 = 4; the judge batch: create 1 +
     # 4 polls + results 2 = 7. Every request counted: 3 + 4 + 7 = 14 (without the polls journaled: 12)
     assert len(requests) == 3 + 4 + 7 == 14 == outcome.receipt.run.endpoint_attempts

@@ -13,6 +13,7 @@ from driftproof.errors import RunInterrupted
 from driftproof.run import RunOutcome, RunRequest, run_suite
 from tests.integration.test_run_loopback import SKILL, env_for
 from tests.integration.test_run_loopback import suite as suite  # the fixture
+from tests.support.batch_resume import cancel_then_resume
 from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest, json_text_reply
 from tests.support.fake_llm_server import OPENAI_CHAT, FakeLLMServer
 from tests.support.fake_message_batches import BATCHES
@@ -183,25 +184,15 @@ def test_resume_polls_the_journaled_openai_batch_instead_of_uploading_again(
 
 
 def test_polls_made_before_the_cancel_are_counted_after_resume(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    waits = 0
-
-    def cancel_at_the_third_wait(_s: float) -> None:  # 2 polls (K = 2) read in progress, then the job is cancelled
-        nonlocal waits
-        waits += 1
-        if waits == 3:
-            raise KeyboardInterrupt
-
     with FakeLLMServer(responder) as server:
-        server.openai_batches.polls_in_progress = 3  # every batch reads in progress 3 times, completed at the 4th
-        monkeypatch.setattr(batch_runner.time, "sleep", cancel_at_the_third_wait)
-        with pytest.raises(RunInterrupted):
-            run(suite, server)
-        journal = (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8")
-        first = len(server.requests)
-        monkeypatch.undo()
-        monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
-        outcome = run(suite, server, resume=True)
-        requests = server.requests
+        server.openai_batches.polls_in_progress = 3  # every batch reads in progress 3 times, ended at the 4th poll
+        first, journal, outcome, requests = cancel_then_resume(
+            lambda **kw: run(suite, server, **kw),
+            lambda: (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8"),
+            lambda: list(server.requests),
+            monkeypatch,
+            polls_before_cancel=2,  # K = 2
+        )
     # resumed: the answers' 3rd poll (in progress) and 4th (completed) + output 1 = 3; the judge batch: upload +
     # create 2 + 4 polls + output 1 = 7. Every request counted: 4 + 3 + 7 = 14 (without the polls journaled: 12)
     assert len(requests) == 4 + 3 + 7 == 14 == outcome.receipt.run.endpoint_attempts

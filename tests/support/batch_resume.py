@@ -1,0 +1,50 @@
+"""A ``--batch`` run cancelled while its first batch is still in progress, then resumed (both batch APIs' tests)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import pytest
+
+from driftproof import batch_runner
+from driftproof.errors import RunInterrupted
+from driftproof.run import RunOutcome
+from tests.support.fake_llm_script import RecordedRequest
+
+
+class CancelledThenResumed(NamedTuple):
+    """What the first job sent and journaled, and the resumed run's outcome and every request of both jobs."""
+
+    first: int
+    journal: str
+    outcome: RunOutcome
+    requests: list[RecordedRequest]
+
+
+def cancel_then_resume(
+    run: Callable[..., RunOutcome],
+    journal_path: Callable[[], str],
+    requests: Callable[[], list[RecordedRequest]],
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    polls_before_cancel: int,
+) -> CancelledThenResumed:
+    """Run until ``polls_before_cancel`` polls have read the first batch in progress, cancel the job at the next
+    wait (a ``KeyboardInterrupt``, as a cancelled job's SIGINT), then resume with polls that do not wait."""
+    waits = 0
+
+    def cancel_at_the_wait_after(_s: float) -> None:
+        nonlocal waits
+        waits += 1
+        if waits == polls_before_cancel + 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch_runner.time, "sleep", cancel_at_the_wait_after)
+    with pytest.raises(RunInterrupted):
+        run()
+    journal, first = journal_path(), len(requests())
+    monkeypatch.undo()
+    monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
+    outcome = run(resume=True)
+    return CancelledThenResumed(first, journal, outcome, requests())
