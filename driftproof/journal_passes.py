@@ -14,12 +14,13 @@ was the first time) and asks only for the others: the ones never journaled, and 
 reply), as it does for a draw's judge samples (`driftproof.resume`). The calls it does not keep were made and
 paid all the same: `Spent` keeps their attempts and usage, so the receipt counts the requests of the whole run.
 A call asked again is the same logical call as the one whose attempts all failed (one key, one call): a spent
-entry adds a logical call only when its key is neither kept nor asked again (`Spent.calls_beyond`).
+entry adds a logical call only when its key is neither kept nor asked again (`Spent.calls_beyond`). A draw's
+answers and judge samples are counted the same way (`driftproof.resume`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -32,6 +33,7 @@ CanaryKey = tuple[str, int]
 PairKey = tuple[str, int, int]
 """(case id, draw index, call: 0 with-skill as A, 1 swapped)."""
 K = TypeVar("K", CanaryKey, PairKey)
+Key = TypeVar("Key", bound=Hashable)
 V = TypeVar("V", JudgeSample, PairwiseCall)
 
 
@@ -59,15 +61,16 @@ def pairwise_entry(case_id: str, draw_index: int, call: int, result: PairwiseCal
 
 
 @dataclass(slots=True)
-class Spent(Generic[K]):
-    """Journaled calls a resumed run does not keep (their call failed): their requests were made and paid, so
-    their attempts and usage count; their keys say which logical calls they were."""
+class Spent(Generic[Key]):
+    """Journaled calls a resumed run keeps no reply of (their call failed): their requests were made and paid, so
+    their attempts and usage count; their keys say which logical calls they were. Shared by the passes and the
+    draws' answers and judge samples (`driftproof.resume`)."""
 
-    keys: set[K] = field(default_factory=set)
+    keys: set[Key] = field(default_factory=set)
     attempts: int = 0
     usages: list[Usage | None] = field(default_factory=list)
 
-    def calls_beyond(self, asked: Collection[K]) -> int:
+    def calls_beyond(self, asked: Collection[Key]) -> int:
         """The logical calls these entries add to the calls of ``asked`` (the keys kept or asked by the resumed
         run): none for a key asked again, which is one logical call however many runs its attempts took.
 
@@ -76,6 +79,12 @@ class Spent(Generic[K]):
         1
         """
         return len(self.keys - set(asked))
+
+    def spend(self, key: Key, attempts: int, usage: Usage | None) -> None:
+        """One journaled call not kept: its key, its attempts and its usage."""
+        self.keys.add(key)
+        self.attempts += attempts
+        self.usages.append(usage)
 
 
 @dataclass(slots=True)
@@ -108,14 +117,8 @@ def _keep(kept: dict[K, tuple[V, int]], spent: Spent[K], key: K, value: V, entry
     attempts = int(entry.get("attempts", 0))
     gone = kept.pop(key, None)
     if gone is not None:  # asked again after it came back: the earlier one was made all the same
-        _spend(spent, key, gone[0], gone[1])
+        spent.spend(key, gone[1], gone[0].usage)
     if value.returned is False:
-        _spend(spent, key, value, attempts)
+        spent.spend(key, attempts, value.usage)
         return
     kept[key] = (value, attempts)
-
-
-def _spend(spent: Spent[K], key: K, value: JudgeSample | PairwiseCall, attempts: int) -> None:
-    spent.keys.add(key)
-    spent.attempts += attempts
-    spent.usages.append(value.usage)

@@ -11,8 +11,13 @@ Read in journal order, the entries say:
   back (``Runner._held``), so that a run stopped by a dead endpoint does not keep it, and it is drawn again;
 - a ``round`` entry names the draw indices a round committed to: those neither finished nor answered are drawn
   again before the stopping rule is asked for more, so a resumed case gets the draws an uninterrupted one gets;
-- every ``answer`` and ``sample`` entry is a call that came back: one logical call, with its endpoint attempts.
-  The resumed run adds its own calls to these, so the receipt counts the calls of the whole run.
+- every ``answer`` and ``sample`` entry is a call that came back, with its endpoint attempts. One that returned
+  (a reply, or an answer lost for a reason other than its call) is one logical call. One whose call failed is
+  `Spent`: its attempts count, but a call the resumed run asks again (an answer drawn again, a sample asked
+  again) is the same logical call, counted once however many runs its attempts took; one not asked again (the
+  failed answer of a lost draw, replaced by another index; a failed sample of a finished draw) is a logical call
+  of its own (`Spent.calls_beyond`, as for the canary and pairwise calls: `driftproof.journal_passes`). The
+  resumed run adds its own calls to these, so the receipt counts the calls of the whole run.
 """
 
 from __future__ import annotations
@@ -20,11 +25,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from driftproof.core.models import Draw, JudgeSample
+from driftproof.core.models import Draw, JudgeSample, Usage
 from driftproof.journal import AnswerRecord, DrawResult, Entry, SampleRecord
+from driftproof.journal_passes import Spent
 
 ArmIndex = tuple[str, int]
 """(arm, draw index) within a case."""
+DrawCall = tuple[int, str, int, int]
+"""One logical call of a draw: (case index, arm, draw index, judge sample index or `ANSWER`)."""
+ANSWER = -1
+"""The sample index of a draw's answer in a `DrawCall`."""
 
 
 @dataclass(slots=True)
@@ -44,7 +54,12 @@ class Restored:
     planned: dict[int, set[ArmIndex]] = field(default_factory=dict)
     """The draws the rounds of each case committed to."""
     logical_calls: int = 0
+    """The calls that returned (a reply, or an answer lost for a reason other than its call)."""
     endpoint_attempts: int = 0
+    """The attempts of ``logical_calls``."""
+    spent: Spent[DrawCall] = field(default_factory=Spent)
+    """The calls that failed: the attempts of all, the keys of those no later entry of theirs returned (the runner
+    counts the ones it does not ask again: `Spent.calls_beyond`)."""
 
     def to_draw(self, ci: int, arm: str) -> list[int]:
         """The draws of ``arm`` of case ``ci`` to make afresh (answer and judge) before the stopping rule is asked
@@ -67,17 +82,28 @@ def _draw_result(entry: Entry) -> DrawResult:
 
 def _call(state: Restored, entry: Entry, ci: int, at: ArmIndex) -> None:
     """An answer or a judge sample that came back: count it, and keep what the draw needs of it."""
-    state.logical_calls += 1
     waiting = state.waiting.setdefault(ci, {})
     if entry["kind"] == "answer":
         record = AnswerRecord.from_json(entry["answer"])
-        state.endpoint_attempts += record.attempts
+        _count(state, (ci, *at, ANSWER), record.attempts, record.usage, failed=record.call_error is not None)
         waiting[at] = WaitingAnswer(record)  # an answer drawn again replaces the one before it
         return
     sample = SampleRecord(JudgeSample.model_validate(entry["judge_sample"]), entry["reply"], entry["attempts"])
-    state.endpoint_attempts += sample.attempts
-    if at in waiting and sample.sample.returned is not False:
+    failed = sample.sample.returned is False
+    _count(state, (ci, *at, int(entry["sample"])), sample.attempts, sample.sample.usage, failed=failed)
+    if at in waiting and not failed:
         waiting[at].samples[int(entry["sample"])] = sample
+
+
+def _count(state: Restored, key: DrawCall, attempts: int, usage: Usage | None, *, failed: bool) -> None:
+    """A call that failed is spent; one that returned is a logical call, and the same one as any failed call of
+    its key before it (asked again by an earlier resume)."""
+    if failed:
+        state.spent.spend(key, attempts, usage)
+        return
+    state.logical_calls += 1
+    state.endpoint_attempts += attempts
+    state.spent.keys.discard(key)
 
 
 def restore(entries: Sequence[Entry], case_ids: Sequence[str], arms: Sequence[str]) -> Restored:

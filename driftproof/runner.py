@@ -41,12 +41,13 @@ from driftproof.journal import (
     round_entry,
     sample_entry,
 )
+from driftproof.journal_passes import Spent
 from driftproof.judge import judge_request
 from driftproof.judge_batch import sample_groups, split_samples
 from driftproof.lanes.base import FATAL, Generation, GenerationRequest, Lane
 from driftproof.planning import arms_of, ledger_for
 from driftproof.receipt_memory import FieldSets
-from driftproof.resume import Restored, restore
+from driftproof.resume import ANSWER, DrawCall, Restored, restore
 from driftproof.stop_lines import stop_message
 from driftproof.suite import Suite, SuiteCase
 
@@ -160,6 +161,10 @@ class Runner:
         self._field_sets = FieldSets()
         """The finished draws' models share their sets of field names (`driftproof.receipt_memory`)."""
         self._failed_in_a_row = 0
+        self._spent: Spent[DrawCall] = Spent()
+        """A resumed run: the journal's calls that failed (`Restored.spent`)."""
+        self._asked_again: set[DrawCall] = set()
+        """The keys of ``_spent`` this run asked again: the same logical calls, not counted twice."""
         self._stopping = threading.Event()
         self._journal: Journal | None = None
         self._held: list[Entry] = []
@@ -223,7 +228,9 @@ class Runner:
         """
         restored = restore(journal.load(), [c.id for c in self.suite.cases], self.arms) if journal and resume else None
         if restored is not None:  # the calls of the whole run, the ones the journal holds included
-            self.tally.logical_calls, self.tally.endpoint_attempts = restored.logical_calls, restored.endpoint_attempts
+            self._spent = restored.spent
+            self.tally.logical_calls = restored.logical_calls
+            self.tally.endpoint_attempts = restored.endpoint_attempts + restored.spent.attempts
             self.tally.planned = restored.logical_calls
         if journal is not None:
             journal.open(fresh=not resume)
@@ -242,7 +249,7 @@ class Runner:
                 if kind == "judge":
                     self._on_request(pool, futures, key, gen)
                     continue
-                self._count(gen)
+                self._count(gen, (*key, ANSWER))
                 record = self._arrived(kind, key, gen)
                 self._watch(gen, self.lane if kind == "answer" else self.judge, kind)
                 if isinstance(record, AnswerRecord):
@@ -266,6 +273,8 @@ class Runner:
             raise RunInterrupted(
                 f"interrupted: {done_draws} finished draws are kept{where}; add --resume to finish the run"
             ) from None
+        finally:  # the journal's failed calls this run did not ask again: each a logical call of its own
+            self.tally.logical_calls += self._spent.calls_beyond(self._asked_again)
         pool.shutdown(wait=True)
         if journal is not None:
             journal.close()
@@ -300,7 +309,11 @@ class Runner:
             except queue.Empty:
                 continue
 
-    def _count(self, gen: Generation) -> None:
+    def _count(self, gen: Generation, key: DrawCall) -> None:
+        """One call that came back: a logical call, with its attempts. A failed call of the journal that it asks
+        again is this same logical call; `run` adds, at its end, those it did not ask again."""
+        if key in self._spent.keys:
+            self._asked_again.add(key)
         self.tally.logical_calls += 1
         self.tally.endpoint_attempts += gen.attempts
         self._progress("call", self.tally)
@@ -480,7 +493,7 @@ class Runner:
         samples = split_samples(gen, len(group))
         records = []
         for sample, one in zip(group, samples, strict=False):
-            self._count(one)
+            self._count(one, (ci, arm, index, sample))
             records.append(cast(SampleRecord, self._arrived("judge", (ci, arm, index, sample), one)))
         self._watch(gen, self.judge, "judge")
         left_out = list(group[len(samples) :])

@@ -157,25 +157,82 @@ def test_a_draw_held_back_by_a_dead_judge_keeps_its_answer_and_is_judged_again(
     def dead_judge(_request: GenerationRequest, n: int) -> Generation | None:
         return CONNECTION_REFUSED if n >= 9 else None
 
+    attempts: dict[str, Any] = {"answer_attempts": 2, "judge_attempts": 1}
     with pytest.raises(RunStopped, match="the 1 finished draws are kept"):
-        run(suite, monkeypatch, dead_judge, max_consecutive_failures=3)
+        run(suite, monkeypatch, dead_judge, max_consecutive_failures=3, **attempts)
     finished = [e for e in journal_lines(suite)[1:] if "draw" in e]
     assert [(e["arm"], e["draw"]["index"]) for e in finished] == [("with_skill", 0)]
-    calls, outcome = run(suite, monkeypatch, resume=True)
+    calls, outcome = run(suite, monkeypatch, resume=True, **attempts)
     assert [c for c in calls if c[0] == "answer"] == []  # the answers are kept, draw 1's with them
     assert calls == JUDGE_CALLS[2:]  # the failed samples are asked again: draw 1 is not restored as lost
     assert outcome is not None
     draws = outcome.receipt.cases[0].with_skill.draws
     assert [d.status for d in draws] == ["measured"] * 3 and all(s.returned for s in draws[1].judge_samples)
-    # 6 answers + 2 + 3 failed judge calls in the stopped run, 10 judge calls on resume
-    assert outcome.receipt.run.logical_calls == 6 + 2 + 3 + 10
+    # the stopped run: 6 answers and 2 judge calls that came back, 3 judge calls that failed (with_skill draw 1's
+    # samples 0 and 1, draw 2's sample 0); the resumed run: 10 judge calls, 3 of them those 3 asked again, which
+    # are the same logical calls: 6 + 2 + 10 = 18, the 18 calls of an uninterrupted run (6 answers, 12 samples)
+    assert outcome.receipt.run.logical_calls == 6 + 2 + 10
+    # every attempt of both runs: 6 answers x 2, then 2 + 3 + 10 judge calls x 1 (a refused call is 1 attempt)
+    assert outcome.receipt.run.endpoint_attempts == 6 * 2 + 2 + 3 + 10
+    _, whole = run(suite, monkeypatch, **attempts)  # the same 18 calls, none failing: 6 x 2 + 12 x 1 attempts
+    assert whole is not None and (whole.receipt.run.logical_calls, whole.receipt.run.endpoint_attempts) == (18, 24)
+
+
+def test_a_call_asked_again_by_two_resumes_is_one_logical_call(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge is dead from call 9 in the first run and from the first call in the second (a resume): both stop
+    at 3 failures in a row, the same 3 samples (with_skill draw 1's samples 0 and 1, draw 2's sample 0); the third
+    run (a resume) finds the judge back."""
+
+    def dead_from(first: int) -> Hook:
+        def hook(request: GenerationRequest, n: int) -> Generation | None:
+            return CONNECTION_REFUSED if request.purpose == "judge" and n >= first else None
+
+        return hook
+
+    attempts: dict[str, Any] = {"answer_attempts": 2, "judge_attempts": 1, "max_consecutive_failures": 3}
+    with pytest.raises(RunStopped, match="the 1 finished draws are kept"):
+        run(suite, monkeypatch, dead_from(9), **attempts)
+    with pytest.raises(RunStopped, match="the 1 finished draws are kept"):
+        run(suite, monkeypatch, dead_from(1), resume=True, **attempts)
+    failed = [(e["arm"], e["index"], e["sample"]) for e in journal_lines(suite) if e.get("kind") == "sample"]
+    assert failed[2:] == [("with_skill", 1, 0), ("with_skill", 1, 1), ("with_skill", 2, 0)] * 2
+    calls, outcome = run(suite, monkeypatch, resume=True, **attempts)
+    assert calls == JUDGE_CALLS[2:] and outcome is not None
+    # 6 answers, 2 + 10 judge calls: each of the 3 samples journaled twice as failed, then asked a third time, is
+    # one logical call; its 3 attempts (one per run) all count: 6 x 2 + (2 + 3 + 3 + 10) x 1 = 30 attempts
+    assert (outcome.receipt.run.logical_calls, outcome.receipt.run.endpoint_attempts) == (6 + 2 + 10, 30)
+
+
+def test_a_failed_sample_of_a_finished_draw_is_its_own_logical_call(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With_skill draw 0's sample 0 (call 7) fails: the draw is measured on its sample 1 and finished, so no
+    resume asks that sample again; the run is interrupted at call 12 (baseline draw 0's sample 1)."""
+
+    def fails_7(_request: GenerationRequest, n: int) -> Generation | None:
+        if n == 12:
+            raise KeyboardInterrupt
+        return CONNECTION_REFUSED if n == 7 else None
+
+    attempts: dict[str, Any] = {"answer_attempts": 2, "judge_attempts": 1}
+    with pytest.raises(RunInterrupted):
+        run(suite, monkeypatch, fails_7, **attempts)
+    calls, outcome = run(suite, monkeypatch, resume=True, **attempts)
+    assert calls == JUDGE_CALLS[5:] and outcome is not None  # the 7 calls from baseline draw 0's sample 1 on
+    assert [d.status for d in outcome.receipt.cases[0].with_skill.draws] == ["measured"] * 3
+    # 6 answers and 12 judge calls, the failed one among them: 18; 6 x 2 + 12 x 1 = 24 attempts (the failed
+    # call's 1 included; the interrupted call 12 never came back and is not counted)
+    assert (outcome.receipt.run.logical_calls, outcome.receipt.run.endpoint_attempts) == (18, 24)
+    _, whole = run(suite, monkeypatch, lambda _r, n: CONNECTION_REFUSED if n == 7 else None, **attempts)
+    assert whole is not None and (whole.receipt.run.logical_calls, whole.receipt.run.endpoint_attempts) == (18, 24)
+    assert outcome.receipt.cases[0] == whole.receipt.cases[0]
 
 
 def test_a_draw_held_back_by_a_dead_endpoint_is_drawn_again(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Baseline draw 2's answer fails once: a lost draw, kept once the judge calls succeed, and replaced by draw 3
     (up to 4 draws per arm). Uninterrupted, the run then draws with_skill draw 3 as well (the spreads are not
     settled): 8 answers and 7 judged draws x 2 samples, 22 calls. Here draw 3's answer meets a refused key and
-    the run stops at it: draw 3 is held back, though its answer is journaled (and counted)."""
+    the run stops at it: draw 3 is held back, though its answer is journaled, and drawn again on resume."""
 
     def fails_once(request: GenerationRequest, _n: int) -> Generation | None:
         hit = (request.purpose, request.arm, request.draw_index) == ("answer", "baseline", 2)
@@ -202,8 +259,10 @@ def test_a_draw_held_back_by_a_dead_endpoint_is_drawn_again(suite: Path, monkeyp
         (2, "lost", True),
         (3, "measured", None),
     ]
-    # the stopped run: 7 answers (draw 3's refused) and 5 judged draws x 2; the resumed run: 2 x (1 + 2)
-    assert outcome.receipt.run.logical_calls == 7 + 10 + 6
+    # the stopped run: 7 answers (baseline draw 2's failed, never asked again: a call of its own; draw 3's
+    # refused) and 5 judged draws x 2; the resumed run: 2 x (1 + 2), baseline draw 3's answer the refused call
+    # asked again, one logical call with it: 7 + 10 + 6 - 1 = 22, as uninterrupted
+    assert outcome.receipt.run.logical_calls == 7 + 10 + 6 - 1
     _, whole = run(suite, monkeypatch, fails_once, max_draws=4)
     assert whole is not None and whole.receipt.run.logical_calls == 22
     assert outcome.receipt.cases[0] == whole.receipt.cases[0]
