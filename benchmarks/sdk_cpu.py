@@ -2,7 +2,8 @@
 
 For each lane's SDK (``anthropic``, ``openai``), N calls at concurrency C against the loopback server
 (separate process, fixed delay): the sync SDK client shared by C threads (what the lanes do), the async SDK
-client (``AsyncAnthropic``/``AsyncOpenAI``) driven by C tasks on one event loop, and a plain ``httpx2``
+client (``AsyncAnthropic``/``AsyncOpenAI``) driven by C tasks on one event loop, the API lane itself
+(``generate``, as the runner calls it: the same request, read into a ``Generation``), and a plain ``httpx2``
 client shared by C threads posting the same JSON (no SDK). Reports wall / ideal (``N x delay / C``), this
 process's CPU ms per call and the server's. Run: ``.venv/bin/python benchmarks/sdk_cpu.py [--calls 2000]``.
 Prints figures; asserts nothing.
@@ -62,10 +63,18 @@ def modes(base_url: str) -> dict[str, tuple[Callable[[], Any], Callable[..., Non
     import openai
 
     a_sync = anthropic.Anthropic(api_key="k", base_url=base_url, max_retries=0)
+    a_untraced = anthropic.Anthropic(api_key="k", base_url=base_url, max_retries=0, open_telemetry=False)
     a_async = anthropic.AsyncAnthropic(api_key="k", base_url=base_url, max_retries=0)
     o_sync = openai.OpenAI(api_key="k", base_url=f"{base_url}/v1", max_retries=0)
     o_async = openai.AsyncOpenAI(api_key="k", base_url=f"{base_url}/v1", max_retries=0)
     plain = httpx2.Client(limits=httpx2.Limits(max_keepalive_connections=64))
+    from driftproof.lanes.anthropic_api import AnthropicApiLane
+    from driftproof.lanes.base import GenerationRequest
+    from driftproof.lanes.openai_api import OpenAIApiLane
+
+    env = {"ANTHROPIC_BASE_URL": base_url, "OPENAI_BASE_URL": f"{base_url}/v1"}  # loopback: no key
+    a_lane, o_lane = AnthropicApiLane("claude-x", environ=env), OpenAIApiLane("gpt-x", environ=env)
+    request = GenerationRequest(prompt=PROMPT[0]["content"], max_tokens=64)
     a_args: dict[str, Any] = {"model": "claude-x", "max_tokens": 64, "messages": PROMPT}
     o_args: dict[str, Any] = {"model": "gpt-x", "max_completion_tokens": 64, "messages": PROMPT}
     a_headers = {"x-api-key": "k", "anthropic-version": "2026-10-21"}
@@ -84,12 +93,19 @@ def modes(base_url: str) -> dict[str, tuple[Callable[[], Any], Callable[..., Non
             on_one_loop,
             close_async(a_async),
         ),
+        "anthropic: sync SDK, threads, open_telemetry=False": (
+            lambda: a_untraced.messages.create(**a_args),
+            threaded,
+            a_untraced.close,
+        ),
+        "anthropic: the API lane's generate, threads": (lambda: a_lane.generate(request), threaded, a_lane.close),
         "openai: sync SDK, threads": (lambda: o_sync.chat.completions.create(**o_args), threaded, o_sync.close),
         "openai: async SDK, one loop": (
             lambda: o_async.chat.completions.create(**o_args),
             on_one_loop,
             close_async(o_async),
         ),
+        "openai: the API lane's generate, threads": (lambda: o_lane.generate(request), threaded, o_lane.close),
         "plain httpx2 client, threads": (plain_call, threaded, plain.close),
     }
 

@@ -3,7 +3,8 @@
 One ``messages.create`` per attempt, the SDK's own retries off (``max_retries=0``): `with_retries` counts
 and retries every attempt, honouring ``retry-after`` from the error response. The SDK pins
 ``anthropic-version: 2026-10-21``, which refuses ``temperature``/``top_p``/``top_k``, so none is sent and
-`AnthropicApiLane.sampling` records only ``max_tokens`` and that version.
+`AnthropicApiLane.sampling` records only ``max_tokens`` and that version. A plain reply is read from its JSON
+(`plain_generation`), any other into the SDK's ``Message`` first (`generation_of`): the same `Generation` either way.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from driftproof.lanes.failures import (
     unreadable_failure,
 )
 from driftproof.lanes.prompt_cache import MAX_BREAKPOINTS, system_blocks, user_content
+from driftproof.lanes.reply_json import is_count, is_optional_count, is_optional_text, json_body
 
 if TYPE_CHECKING:
     import anthropic
@@ -104,13 +106,17 @@ class AnthropicApiLane(ApiLane):
         params = self.message_params(request, max_tokens)
         system = params.pop("system", omit)
         raw = self._client.messages.with_raw_response.create(**params, system=system)
+        request_id = raw.headers.get("request-id")
+        plain = plain_generation(json_body(raw.http_response), request_id)
+        if plain is not None:  # read from its JSON: no SDK models built
+            return plain
         try:
             message = raw.parse()
         except ValueError:  # the body is not JSON
             raise UnreadableReply.not_json(raw.http_response.text) from None
         if not isinstance(message, Message) or not isinstance(message.content, list):
             raise UnreadableReply.no_reply(raw.http_response.text)
-        return generation_of(message, raw.headers.get("request-id"))
+        return generation_of(message, request_id)
 
     @property
     def client(self) -> anthropic.Anthropic:
@@ -193,33 +199,88 @@ def _no_key_error() -> LaneError:
 
 
 def generation_of(message: Message, request_id: str | None) -> Generation:
-    """The `Generation` of one successful reply; a refusal or a reply without text has text ``""``."""
+    """The `Generation` of one successful reply, read from the SDK's model of it (a batch result's too).
+
+    A refusal or a reply without text has text ``""``.
+    """
     from anthropic.types import TextBlock
 
-    text = "".join(
-        block.text for block in message.content if isinstance(block, TextBlock) and isinstance(block.text, str)
-    )
-    if message.stop_reason == "refusal":
-        text = ""
+    texts = [block.text for block in message.content if isinstance(block, TextBlock) and isinstance(block.text, str)]
     u = getattr(message, "usage", None)  # a gateway in front of the API may leave it out
-    usage = (
+    counts = (
         None
         if u is None
+        else (u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens)
+    )
+    return _generation(texts, message.stop_reason, message.model, message.id, counts, request_id)
+
+
+def plain_generation(body: object, request_id: str | None) -> Generation | None:
+    """The `Generation` of a plain reply read from its JSON, the same as `generation_of` reads; else ``None``.
+
+    Plain (`driftproof.lanes.reply_json`): ``id``, ``model`` strings; ``stop_reason`` a string or ``null``;
+    ``content`` a list of text blocks only (``type`` ``text``, ``text`` a string; another kind of block is
+    the SDK's to read); ``usage`` absent, ``null``, or integer input and output counts with integer or
+    ``null`` cache counts.
+    """
+    if not isinstance(body, dict) or not body.keys() >= PLAIN_FIELDS:
+        return None
+    content, usage, stop_reason = body["content"], body.get("usage"), body["stop_reason"]
+    if not (isinstance(body["id"], str) and isinstance(body["model"], str) and is_optional_text(stop_reason)):
+        return None
+    if not isinstance(content, list) or not all(_is_text_block(block) for block in content):
+        return None
+    counts: tuple[object, object, object, object] | None = None
+    if usage is not None:
+        if not isinstance(usage, dict):
+            return None
+        counts = (
+            usage.get("input_tokens"),
+            usage.get("output_tokens"),
+            usage.get("cache_read_input_tokens"),
+            usage.get("cache_creation_input_tokens"),
+        )
+        if not (is_count(counts[0]) and is_count(counts[1]) and all(is_optional_count(c) for c in counts[2:])):
+            return None
+    texts = [block["text"] for block in content]
+    return _generation(texts, stop_reason, body["model"], body["id"], counts, request_id)
+
+
+PLAIN_FIELDS = frozenset({"id", "model", "content", "stop_reason"})
+"""The fields a plain reply holds (an SDK may read an absent one as ``None`` or refuse it: its models decide)."""
+
+
+def _is_text_block(block: object) -> bool:
+    return isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+
+
+def _generation(
+    texts: list[str],
+    stop_reason: Any,
+    model: Any,
+    message_id: Any,
+    counts: tuple[Any, Any, Any, Any] | None,
+    request_id: str | None,
+) -> Generation:
+    """The `Generation` of a reply's texts and fields, however they were read (a refusal's text is ``""``)."""
+    usage = (
+        None
+        if counts is None
         else Usage(
-            input_tokens=u.input_tokens,
-            output_tokens=u.output_tokens,
-            cache_read_tokens=u.cache_read_input_tokens,
-            cache_write_tokens=u.cache_creation_input_tokens,
+            input_tokens=counts[0],
+            output_tokens=counts[1],
+            cache_read_tokens=counts[2],
+            cache_write_tokens=counts[3],
         )
     )
     return Generation(
-        text=text,
-        reported_model=message.model or None,
-        model_source="reported" if message.model else None,
-        reported_ids=(message.model,) if message.model else (),
+        text="" if stop_reason == "refusal" else "".join(texts),
+        reported_model=model or None,
+        model_source="reported" if model else None,
+        reported_ids=(model,) if model else (),
         request_id=request_id,
         usage=usage,
-        extra={"stop_reason": message.stop_reason, "message_id": message.id},
+        extra={"stop_reason": stop_reason, "message_id": message_id},
     )
 
 

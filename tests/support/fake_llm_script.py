@@ -119,6 +119,8 @@ class FakeReply:
     """OpenAI ``error.code``; ignored on Anthropic routes."""
     raw_body: bytes | None = None
     """Sent verbatim instead of a rendered body (malformed or nonstandard replies)."""
+    content_type: str | None = None
+    """The ``content-type`` sent instead of the route's own (``application/json``, or SSE for a stream)."""
     disconnect: bool = False
     """Close the connection without answering (the SDKs raise ``APIConnectionError``)."""
     choices: tuple[str, ...] | None = None

@@ -384,7 +384,7 @@ class _Handler(BaseHTTPRequestHandler):
             payload, content_type = _success_body(request, self.server.owner._with_cache(request, reply), n, model)
         try:
             self.send_response(reply.status)
-            self.send_header("content-type", content_type)
+            self.send_header("content-type", reply.content_type or content_type)
             self.send_header("content-length", str(len(payload)))
             self.send_header("request-id" if anthropic else "x-request-id", request_id)
             for name, value in reply.headers.items():
