@@ -1,4 +1,5 @@
-"""Shared fixtures: the loopback fake LLM server and the fake ``claude`` / ``codex`` executables."""
+"""Shared fixtures: the loopback fake LLM server, the fake ``claude`` / ``codex`` executables, and no ambient
+credentials."""
 
 from __future__ import annotations
 
@@ -32,3 +33,31 @@ def fake_cli(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
         if name in ("PATH", SCENARIO_ENV, LOG_ENV):
             monkeypatch.setenv(name, value)
     return harness
+
+
+AMBIENT_CREDENTIALS = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_PROFILE",
+    "ANTHROPIC_CONFIG_DIR",
+    "ANTHROPIC_CUSTOM_HEADERS",
+    "ANTHROPIC_FEDERATION_RULE_ID",
+    "ANTHROPIC_ORGANIZATION_ID",
+    "ANTHROPIC_IDENTITY_TOKEN",
+    "ANTHROPIC_IDENTITY_TOKEN_FILE",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+)
+"""What the SDKs read from the environment of the machine running the tests: a key, an endpoint, a profile."""
+
+
+@pytest.fixture
+def no_ambient_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No key, endpoint or credentials profile from the machine running the tests (the anthropic SDK looks for
+    profiles under ``~/.config/anthropic``, so ``HOME`` is an empty folder)."""
+    for name in AMBIENT_CREDENTIALS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))

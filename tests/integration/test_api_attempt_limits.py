@@ -13,7 +13,6 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -28,12 +27,7 @@ ONCE = RetryPolicy(max_retries=0)
 FAST = RetryPolicy(max_retries=2, base_delay_s=0.001, max_delay_s=0.01)
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    ambient = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-    for name in ambient:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
+pytestmark = pytest.mark.usefixtures("no_ambient_credentials")
 
 
 def lane(provider: str, base_url: str, **kwargs: object) -> Lane:

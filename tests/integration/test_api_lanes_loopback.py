@@ -11,7 +11,6 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,22 +29,6 @@ OPENAI_KEY = "sk-proj-LOOPBACK-test-key-000000000002"
 FAST = RetryPolicy(max_retries=2, base_delay_s=0.001, max_delay_s=0.01)
 SKILL = "# Commit messages\nWrite Conventional Commits."
 PROMPT = "Write a commit message for: fix the off-by-one in the pager."
-AMBIENT = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "ANTHROPIC_PROFILE",
-    "ANTHROPIC_CONFIG_DIR",
-    "ANTHROPIC_CUSTOM_HEADERS",
-    "ANTHROPIC_FEDERATION_RULE_ID",
-    "ANTHROPIC_ORGANIZATION_ID",
-    "ANTHROPIC_IDENTITY_TOKEN",
-    "ANTHROPIC_IDENTITY_TOKEN_FILE",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "OPENAI_ORG_ID",
-    "OPENAI_PROJECT_ID",
-)
 SERVING_ID = re.compile(r"^req_fake[0-9a-f]{16}$")
 
 
@@ -76,12 +59,7 @@ KITS = [pytest.param(ANTHROPIC, id="anthropic"), pytest.param(OPENAI, id="openai
 MakeLane = Callable[..., Lane]
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No key, endpoint or credentials profile from the machine running the tests."""
-    for name in AMBIENT:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))  # the anthropic SDK looks for profiles under ~/.config/anthropic
+pytestmark = pytest.mark.usefixtures("no_ambient_credentials")
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,12 +32,7 @@ USAGE = FakeUsage(input_tokens=21, output_tokens=14, cache_read_tokens=8, cache_
 FAST = RetryPolicy(max_retries=2, base_delay_s=0.001, max_delay_s=0.01)
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    ambient = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-    for name in ambient:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
+pytestmark = pytest.mark.usefixtures("no_ambient_credentials")
 
 
 @pytest.fixture

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from driftproof.errors import LaneError
@@ -15,28 +13,13 @@ from driftproof.lanes.endpoints import LOCAL_PLACEHOLDER_KEY
 from driftproof.lanes.openai_api import OpenAIApiLane
 from tests.support.fake_llm_server import FakeLLMServer
 
-AMBIENT = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "ANTHROPIC_PROFILE",
-    "ANTHROPIC_CONFIG_DIR",
-    "ANTHROPIC_IDENTITY_TOKEN",
-    "ANTHROPIC_IDENTITY_TOKEN_FILE",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-)
 LANES = {
     "anthropic": (AnthropicApiLane, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", ""),
     "openai": (OpenAIApiLane, "OPENAI_API_KEY", "OPENAI_BASE_URL", "/v1"),
 }
 
 
-@pytest.fixture(autouse=True)
-def _no_ambient_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in AMBIENT:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))  # no anthropic credentials profile from this machine
+pytestmark = pytest.mark.usefixtures("no_ambient_credentials")
 
 
 def _answer(lane: ApiLane) -> str | None:
