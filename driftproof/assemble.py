@@ -24,7 +24,6 @@ from driftproof.core.models import (
     Judge,
     JudgeOverhead,
     NeighbourSkill,
-    Price,
     Receipt,
     Run,
     RunSettings,
@@ -65,7 +64,6 @@ class RunContext:
     finished_at: str
     timeout_s: float | None
     max_retries: int | None
-    price: Price | None
     transcripts: dict[str, str] | None = None
     delivery: str = "system_prompt"
     """How the skill reached the agent: ``system_prompt``, or ``discover`` (installed; CLI surface only)."""
@@ -110,7 +108,8 @@ def _arm(runner: Runner, ci: int, arm: str) -> Arm:
 
 def judge_overhead(runner: Runner, ctx: RunContext) -> JudgeOverhead:
     """Grading cost over every draw sent to the judge, each once (`core.economics.judge_overhead`), and the
-    pairwise calls' (`core.economics.with_pairwise`)."""
+    pairwise calls' (`core.economics.with_pairwise`): the judge samples at their price, the pairwise calls (never
+    batched) at the judge's list price (`core.plan.Pricing`)."""
     judged = [
         [s.usage for s in result.draw.judge_samples if s.usage is not None]
         for case in runner.results
@@ -118,13 +117,14 @@ def judge_overhead(runner: Runner, ctx: RunContext) -> JudgeOverhead:
         for result in case[arm].values()
         if result.judged
     ]
-    overhead = economics.judge_overhead(ctx.judge_model, ctx.price, judged)
+    pricing = ctx.options.pricing
+    overhead = economics.judge_overhead(ctx.judge_model, pricing.judge, judged)
     if ctx.canary_overhead:
         overhead = overhead.model_copy(update={"canaries": ctx.canary_overhead})
     if runner.pairwise is None:
         return overhead
     calls = [c for results in runner.pairwise.values() for r in results for c in r.calls]
-    return economics.with_pairwise(overhead, [c.usage for c in calls], len(calls))
+    return economics.with_pairwise(overhead, [c.usage for c in calls], len(calls), pricing.unbatched_judge)
 
 
 def build_receipt(runner: Runner, ctx: RunContext) -> Receipt:

@@ -3,7 +3,8 @@
 Every run re-judges each canary with the run's judge lane, its sampling and its judge-samples count, through the
 same request and parsing as a draw's answer (`driftproof.judge.judge_request`, `driftproof.answers.judge_sample`,
 the samples grouped as the lane allows: `driftproof.judge_batch`). The canaries are judged before the first
-draw, concurrently up to ``--concurrency``; their calls are counted apart from the run's and priced apart
+draw, concurrently up to ``--concurrency``, sent as they are (never through a batch API, with ``--batch`` too);
+their calls are counted apart from the run's and priced apart, at the judge's list price
 (``economics.judge_overhead.canaries``). Each sample is journaled as it comes back (`driftproof.journal_passes`):
 a resumed run asks only for the samples the journal lacks. A reply that does not report the requested judge is
 left out of the figures (`driftproof.canary_identity`). The rule that reads their scores is
@@ -106,6 +107,7 @@ class CanaryJob:
 
     canaries: CanarySet
     price: Price | None
+    """The judge's list price (`driftproof.core.plan.Pricing.unbatched_judge`): the canaries are never batched."""
     result: CanaryRun | None = None
 
     def run(

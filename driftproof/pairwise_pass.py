@@ -9,6 +9,8 @@ runner's tally: a call whose attempts all failed and that ``--resume`` asks agai
 attempts of both runs counted. A failed call is kept as a call with no choice; the run does not stop for it (the
 absolute scores, which decide everything, are already in). Each call is journaled as it comes back
 (`driftproof.journal_passes`): ``--resume`` keeps the calls that returned a reply and asks only for the others.
+With ``--batch`` too, the calls are sent as they are, never through a batch API: billed at the judge's list price
+(`driftproof.core.plan.Pricing.unbatched_judge`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from driftproof.core.batch_prices import batch_price
 from driftproof.core.defaults import DEFAULTS, LIMITS
 from driftproof.core.economics import estimate_tokens
 from driftproof.core.models import RunBudget
@@ -198,11 +197,10 @@ def check_max_tokens(value: int | None) -> int:
 def pricing_for(
     models: tuple[str | None, str | None], table: Path | None, budget: Budget | None, *, batch: bool = False
 ) -> Pricing:
-    """The answering model's and the judge's prices; a dollar budget needs both. ``batch`` (``--batch``): at the
-    price a batch call is billed (`driftproof.core.batch_prices`), which the plan and the budget then count."""
-    pricing = Pricing(price_for(models[0], table), price_for(models[1], table))
-    if batch:
-        pricing = Pricing(batch_price(pricing.answer), batch_price(pricing.judge))
+    """The answering model's and the judge's prices; a dollar budget needs both. ``batch`` (``--batch``): the
+    answers and the draws' judge samples at the price a batch call is billed, the canaries' and the pairwise calls
+    at the list price (`Pricing`), which the plan and the budget then count."""
+    pricing = Pricing(price_for(models[0], table), price_for(models[1], table), batch=batch)
     if budget is not None and budget.usd is not None:
         for role, model, price in (("answering model", models[0], pricing.answer), ("judge", models[1], pricing.judge)):
             if price is None:

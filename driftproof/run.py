@@ -19,10 +19,9 @@ from driftproof.canaries import CanaryJob, CanaryRun, CanarySet, canary_set
 from driftproof.canary_planning import canary_sizes, plan_with_canaries, reserve_canaries
 from driftproof.carry import NONE, RUN_CONDITIONS, Carry, RunFacts, carry_for, refuse_pairwise_carry
 from driftproof.conditions_today import neighbour_records
-from driftproof.core.batch_prices import batch_price
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.economics import estimate_tokens
-from driftproof.core.models import NeighbourSkill, Price, Receipt, Shard
+from driftproof.core.models import NeighbourSkill, Receipt, Shard
 from driftproof.core.placebo import GENERATOR, PLACEBO_ARM, placebo_text
 from driftproof.core.plan_sentences import plan_lines
 from driftproof.core.stopping import StoppingRule, reference_rule, rule_for
@@ -41,7 +40,6 @@ from driftproof.planning import (
     plan_settings,
     pricing_for,
 )
-from driftproof.prices import price_for
 from driftproof.progress import make_progress
 from driftproof.receipts import load_receipt, write_receipt
 from driftproof.reference import Reference, reference_for
@@ -304,7 +302,7 @@ def run_suite(
         lane.close()
         judge.close()
         raise
-    job = CanaryJob(plan.anchors, plan.price) if plan.anchors is not None else None
+    job = CanaryJob(plan.anchors, plan.options.pricing.unbatched_judge) if plan.anchors is not None else None
     spool = TranscriptSpool() if request.keep_transcripts else None  # the answers archive, written as draws finish
     try:
         runner, started = _draw(
@@ -378,7 +376,6 @@ def _seal(
         finished_at=_now(),
         timeout_s=options_timeout(request, lane),
         max_retries=request.max_retries if lane.surface == Surface.API else None,  # a CLI retries its own calls
-        price=plan.price,
         transcripts=archive.reference if archive else None,
         delivery=request.delivery,
         reference_sha256=plan.reference.sha256,
@@ -398,7 +395,6 @@ class _Plan:
 
     reference: Reference
     carry: Carry
-    price: Price | None
     options: RunOptions
     journal: Journal
     lines: tuple[str, ...] = ()
@@ -417,7 +413,8 @@ def _plan(
     out: Path,
     neighbours: tuple[NeighbourSkill, ...] | None = None,
 ) -> _Plan:
-    """The reference drawn against, the judge's price, the runner's options and the journal (fingerprinted)."""
+    """The reference drawn against, the runner's options (the prices each kind of call is billed at among them) and
+    the journal (fingerprinted)."""
     lane, judge, judge_model = lanes
     rule = counts.stopping_rule()
     source = _reference_receipt(request.reference)
@@ -443,14 +440,9 @@ def _plan(
                 f"(a call needs {rule.call_min} measured draws per arm)",
             ),
         )
-    price = price_for(judge_model, request.price_table)
     budget = check_budget(request.budget, request.budget_usd)
-    pricing = pricing_for(
-        (request.model or lane.default_model(), judge_model), request.price_table, budget, batch=request.batch
-    )
-    if request.batch:  # a batch call is billed at half the list price
-        price = batch_price(price)
     models = (request.model or lane.default_model(), judge_model)
+    pricing = pricing_for(models, request.price_table, budget, batch=request.batch)  # a batch call at half price
     ceilings = (check_max_tokens(request.max_tokens), JUDGE_MAX_TOKENS)
     placebo = placebo_text(estimate_tokens(skill_text)) if request.placebo else None
     arms = (*ARMS, PLACEBO_ARM) if placebo else ARMS
@@ -499,7 +491,7 @@ def _plan(
         }
     )
     journal = _journal_for(request, out, fingerprint, installed)
-    return _Plan(reference, carry, price, options, journal, shown, anchors)
+    return _Plan(reference, carry, options, journal, shown, anchors)
 
 
 def _shard_lines(shard: Shard | None) -> tuple[str, ...]:

@@ -92,7 +92,8 @@ class RunOptions:
     budget: Budget | None = None
     """``--budget`` / ``--budget-usd``: no draw starts whose worst case could take the run past it."""
     pricing: Pricing = field(default_factory=Pricing)
-    """The answering model's and the judge's prices, which a dollar budget reads."""
+    """What each kind of call is billed at (with ``--batch``, the batch price for the batched ones), which a dollar
+    budget and the receipt's judge overhead read."""
     placebo_text: str | None = None
     """``--placebo``: the neutral text the third arm, ``placebo``, is given in the skill's place (`core.placebo`)."""
     judge_mode: JudgeMode = DEFAULTS.judge_mode

@@ -4,7 +4,8 @@ Every run judges each canary ``judge_samples`` times before its first draw (docs
 sample is priced as the plan prices a draw's judge sample (`driftproof.core.plan`): its prompt estimate (the
 judge's template around the canary's task, rubric and answer, ceil(chars / 4)) plus the judge's output ceiling
 ``judge_max_tokens``; the fewest tokens are the prompts alone. Every canary is always judged, so the fewest and
-the most calls are the same: canaries × judge samples.
+the most calls are the same: canaries × judge samples. Their dollars are at the judge's list price, with
+``--batch`` too: the canaries are judged one by one, never in a batch (`Pricing.unbatched_judge`).
 
 A run with a budget reserves the canaries' worst case in its ledger before they are judged, so the draws that
 follow can never take the run past it; when the canaries alone do not fit, the run is refused before any call
@@ -48,8 +49,8 @@ def canary_worst(sizes: CanarySizes) -> Spend:
     11040
     """
     return Spend(
-        judge_input=sizes.judge_samples * sum(sizes.prompts),
-        judge_output=sizes.judge_samples * len(sizes.prompts) * sizes.judge_max_tokens,
+        unbatched_input=sizes.judge_samples * sum(sizes.prompts),
+        unbatched_output=sizes.judge_samples * len(sizes.prompts) * sizes.judge_max_tokens,
     )
 
 
@@ -59,11 +60,12 @@ def canary_floor(sizes: CanarySizes) -> Spend:
     >>> canary_floor(CanarySizes((100, 60), 5, 1024)).tokens  # 5 × (100 + 60)
     800
     """
-    return Spend(judge_input=sizes.judge_samples * sum(sizes.prompts))
+    return Spend(unbatched_input=sizes.judge_samples * sum(sizes.prompts))
 
 
 def canary_case(sizes: CanarySizes, prices: Pricing) -> CasePlan:
-    """The canaries' line of a plan: calls, tokens and dollars (at the judge's price), fewest to most."""
+    """The canaries' line of a plan: calls, tokens and dollars (at the judge's list price: never batched), fewest
+    to most."""
     low, high = canary_floor(sizes), canary_worst(sizes)
     return CasePlan(
         id=CANARIES_ID,

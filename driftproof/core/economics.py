@@ -33,13 +33,42 @@ def cost(usage: Usage, price: Price | None) -> float | None:
     >>> cost(Usage(cache_read_tokens=1_000_000), free_reads)  # a rate of 0 is a rate, not a missing one
     0.0
     """
-    if price is None:
-        return None
-    total = (usage.input_tokens or 0) * price.input_per_mtok + (usage.output_tokens or 0) * price.output_per_mtok
-    read = price.input_per_mtok if price.cache_read_per_mtok is None else price.cache_read_per_mtok
-    write = price.input_per_mtok if price.cache_write_per_mtok is None else price.cache_write_per_mtok
-    total += (usage.cache_read_tokens or 0) * read + (usage.cache_write_tokens or 0) * write
+    return priced((usage, price))
+
+
+def priced(*parts: tuple[Usage, Price | None]) -> float | None:
+    """USD for usages each at its own price (`cost`'s rates), rounded once; ``None`` when any has no price: a
+    ``--batch`` run's judge samples at the batch price and its pairwise calls at the list price.
+
+    >>> listed = Price(input_per_mtok=1, output_per_mtok=5, source="t")
+    >>> half = Price(input_per_mtok=0.5, output_per_mtok=2.5, source="t, batch")
+    >>> samples, pairs = Usage(input_tokens=3200, output_tokens=320), Usage(input_tokens=2400, output_tokens=80)
+    >>> priced((samples, half), (pairs, listed))  # (1,600 + 800) + (2,400 + 400) = 5,200 / 1e6
+    0.0052
+    >>> priced((Usage(input_tokens=1), listed), (Usage(input_tokens=1), None)) is None
+    True
+    """
+    total = 0.0
+    for usage, price in parts:
+        if price is None:
+            return None
+        read = price.input_per_mtok if price.cache_read_per_mtok is None else price.cache_read_per_mtok
+        write = price.input_per_mtok if price.cache_write_per_mtok is None else price.cache_write_per_mtok
+        total += (usage.input_tokens or 0) * price.input_per_mtok + (usage.output_tokens or 0) * price.output_per_mtok
+        total += (usage.cache_read_tokens or 0) * read + (usage.cache_write_tokens or 0) * write
     return round(total / 1_000_000, 8)
+
+
+def summed_cost(costs: Iterable[float | None]) -> float | None:
+    """Costs already priced, added up (a merged receipt's shards'); ``None`` when any is unknown.
+
+    >>> summed_cost([0.0026, 0.0026]), summed_cost([0.1, None])
+    (0.0052, None)
+    """
+    values = list(costs)
+    if any(v is None for v in values):
+        return None
+    return round(sum(v for v in values if v is not None), 8)
 
 
 def sum_usage(usages: Sequence[Usage | None]) -> Usage:
@@ -97,20 +126,29 @@ def canary_overhead(price: Price | None, usages: Sequence[Usage | None], calls: 
     return CanaryOverhead(usage=usage, cost_usd=cost(usage, price), judge_calls=calls)
 
 
-def with_pairwise(overhead: JudgeOverhead, usages: Sequence[Usage | None], calls: int) -> JudgeOverhead:
-    """The judge's overhead with the pairwise calls' usage added to it (and kept apart as ``pairwise_usage``).
+def with_pairwise(
+    overhead: JudgeOverhead, usages: Sequence[Usage | None], calls: int, price: Price | None
+) -> JudgeOverhead:
+    """The judge's overhead with the pairwise calls' usage added to it (and kept apart as ``pairwise_usage``), and
+    their cost at ``price``: the judge's list price, since they never go through a batch
+    (`driftproof.core.plan.Pricing.unbatched_judge`), while ``overhead.price`` is the judge samples' price.
 
-    >>> o = judge_overhead("j", Price(input_per_mtok=1, output_per_mtok=5, source="t"), [[Usage(input_tokens=10)]])
-    >>> p = with_pairwise(o, [Usage(input_tokens=30, output_tokens=2), None], 2)
+    >>> listed = Price(input_per_mtok=1, output_per_mtok=5, source="t")
+    >>> o = judge_overhead("j", listed, [[Usage(input_tokens=10)]])
+    >>> p = with_pairwise(o, [Usage(input_tokens=30, output_tokens=2), None], 2, listed)
     >>> p.usage.input_tokens, p.usage.output_tokens, p.pairwise_usage.input_tokens, p.pairwise_calls, p.cost_usd
     (40, 2, 30, 2, 5e-05)
+    >>> half = Price(input_per_mtok=0.5, output_per_mtok=2.5, source="t, batch API: half price")
+    >>> o = judge_overhead("j", half, [[Usage(input_tokens=10)]])
+    >>> with_pairwise(o, [Usage(input_tokens=30, output_tokens=2)], 1, listed).cost_usd  # (10 × 0.5 + 30 + 2 × 5) / 1e6
+    4.5e-05
     """
     pairwise = sum_usage(usages)
     usage = sum_usage([overhead.usage, pairwise])
     return overhead.model_copy(
         update={
             "usage": usage,
-            "cost_usd": cost(usage, overhead.price),
+            "cost_usd": priced((overhead.usage, overhead.price), (pairwise, price)),
             "pairwise_usage": pairwise,
             "pairwise_calls": calls,
         }

@@ -447,7 +447,7 @@ class CanaryOverhead(_Model):
     usage: Usage = Field(default_factory=Usage)
     """Usage the canaries' judge samples reported, summed; retried attempts are not in it."""
     cost_usd: float | None = None
-    """usage priced at the judge's price, in USD; null without a price."""
+    """usage priced at the judge's list price (never batched, with --batch too), in USD; null without a price."""
     judge_calls: Count = 0
     """Logical judge calls made for the canaries (one per judge sample)."""
 
@@ -458,11 +458,12 @@ class JudgeOverhead(_Model):
     model: str | None = None
     """The judge model the price applies to; null when not recorded."""
     price: Price | None = None
-    """The judge's price, frozen at run time; null when the price table has no entry for the judge model."""
+    """The judge's price for the draws' judge samples (with --batch the batch price), frozen at run time; null when
+    the price table has no entry for the judge model."""
     usage: Usage = Field(default_factory=Usage)
     """Usage the answered judge samples reported, each judged draw once; retried attempts are not in it."""
     cost_usd: float | None = None
-    """usage priced at price, in USD; null without a price."""
+    """usage in USD at price (the pairwise calls, never batched, at the judge's list price); null without a price."""
     judged_draws_counted: Count | None = None
     """Judged draws whose samples reported usage, the draws usage counts; null when not recorded."""
     judged_draws_missing_usage: Count | None = None

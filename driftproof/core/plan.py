@@ -12,6 +12,10 @@ The worst case of one call is its prompt estimate plus its output ceiling:
 
 A draw is an answer and its judge samples; the budget rule reserves a draw's worst case before its answer call
 starts, so no judge call of a started draw can take the run past the budget.
+
+Dollars are at the price each kind of call is billed at (`Pricing`): with ``--batch`` the answers and the draws'
+judge samples go through a provider batch API, at the batch price, while the judge calls never batched (the
+canaries', the pairwise calls: `Spend.unbatched_input`) stay at the list price.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from driftproof.core.economics import cost
+from driftproof.core.batch_prices import batch_price
+from driftproof.core.economics import priced
 from driftproof.core.models import Price, Usage
 from driftproof.core.words import ArmName
 
@@ -28,12 +33,18 @@ ARM_ORDER = (ArmName.WITH_SKILL.value, ArmName.BASELINE.value)
 
 @dataclass(frozen=True, slots=True)
 class Spend:
-    """Tokens, kept apart by who is called (the answering model, the judge) and by direction, so both price."""
+    """Tokens, kept apart by who is called (the answering model, the judge), by direction, and, for the judge, by
+    whether the call can go through a batch (a draw's judge sample) or never does (a canary's judge sample, a
+    pairwise call), so each prices at what it is billed (`Pricing`)."""
 
     answer_input: int = 0
     answer_output: int = 0
     judge_input: int = 0
     judge_output: int = 0
+    unbatched_input: int = 0
+    """Judge input tokens of the calls sent one by one even with ``--batch``: the canaries', the pairwise calls."""
+    unbatched_output: int = 0
+    """Their output tokens."""
 
     def __add__(self, other: Spend) -> Spend:
         return Spend(
@@ -41,41 +52,89 @@ class Spend:
             self.answer_output + other.answer_output,
             self.judge_input + other.judge_input,
             self.judge_output + other.judge_output,
+            self.unbatched_input + other.unbatched_input,
+            self.unbatched_output + other.unbatched_output,
         )
 
     def times(self, n: int) -> Spend:
         """``n`` of these.
 
-        >>> Spend(1, 2, 3, 4).times(3).tokens
-        30
+        >>> Spend(1, 2, 3, 4, 5, 6).times(3).tokens
+        63
         """
-        return Spend(self.answer_input * n, self.answer_output * n, self.judge_input * n, self.judge_output * n)
+        return Spend(
+            self.answer_input * n,
+            self.answer_output * n,
+            self.judge_input * n,
+            self.judge_output * n,
+            self.unbatched_input * n,
+            self.unbatched_output * n,
+        )
 
     @property
     def tokens(self) -> int:
         """Every token, in and out, answering model and judge."""
-        return self.answer_input + self.answer_output + self.judge_input + self.judge_output
+        return (
+            self.answer_input
+            + self.answer_output
+            + self.judge_input
+            + self.judge_output
+            + self.unbatched_input
+            + self.unbatched_output
+        )
 
     def usd(self, prices: Pricing) -> float | None:
-        """USD at the answering model's and the judge's prices; ``None`` when either has no price.
+        """USD, each call at the price it is billed (`Pricing`); ``None`` when the answering model or the judge has
+        no price.
 
         >>> p = Price(input_per_mtok=1, output_per_mtok=5, source="t")
         >>> Spend(1_000_000, 0, 0, 200_000).usd(Pricing(p, p))  # 1 + 0.2 × 5
         2.0
+        >>> Spend(0, 0, 1_000_000, 0, 1_000_000, 0).usd(Pricing(p, p, batch=True))  # 0.5 batched + 1 not
+        1.5
         """
-        answer = cost(Usage(input_tokens=self.answer_input, output_tokens=self.answer_output), prices.answer)
-        judge = cost(Usage(input_tokens=self.judge_input, output_tokens=self.judge_output), prices.judge)
-        if answer is None or judge is None:
-            return None
-        return round(answer + judge, 8)
+        return priced(
+            (Usage(input_tokens=self.answer_input, output_tokens=self.answer_output), prices.answer),
+            (Usage(input_tokens=self.judge_input, output_tokens=self.judge_output), prices.judge),
+            (Usage(input_tokens=self.unbatched_input, output_tokens=self.unbatched_output), prices.unbatched_judge),
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Pricing:
-    """The answering model's price and the judge's, from the price table (``None``: not in it)."""
+    """What each kind of call is billed at: the one place that says. From the answering model's and the judge's
+    list prices (the price table; ``None``: not in it) and ``batch`` (``--batch``: the run's answers and its
+    draws' judge samples go through a provider batch API, billed at the batch price, `batch_price`). The judge
+    calls no run batches, the canaries' and the pairwise calls, are billed at the judge's list price."""
 
-    answer: Price | None = None
-    judge: Price | None = None
+    answer_list: Price | None = None
+    """The answering model's list price."""
+    judge_list: Price | None = None
+    """The judge's list price."""
+    batch: bool = False
+    """``--batch``: answers and draws' judge samples at the batch price."""
+
+    @property
+    def answer(self) -> Price | None:
+        """An answer call's price: the batch price with ``--batch``, the list price without."""
+        return batch_price(self.answer_list) if self.batch else self.answer_list
+
+    @property
+    def judge(self) -> Price | None:
+        """A draw's judge sample's price (the receipt's ``judge_overhead.price``): the batch price with ``--batch``,
+        the list price without.
+
+        >>> p = Price(input_per_mtok=1, output_per_mtok=5, source="t: j")
+        >>> q = Pricing(p, p, batch=True)
+        >>> q.judge.input_per_mtok, q.judge.source, q.unbatched_judge.input_per_mtok, q.unbatched_judge.source
+        (0.5, 't: j, batch API: half price', 1.0, 't: j')
+        """
+        return batch_price(self.judge_list) if self.batch else self.judge_list
+
+    @property
+    def unbatched_judge(self) -> Price | None:
+        """A judge call never sent through a batch (a canary's judge sample, a pairwise call): the list price."""
+        return self.judge_list
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +197,8 @@ def pair_worst(sizes: CaseSizes, settings: PlanSettings) -> Spend:
     11140
     """
     return Spend(
-        judge_input=2 * (sizes.pairwise_template + 2 * settings.max_tokens), judge_output=2 * settings.judge_max_tokens
+        unbatched_input=2 * (sizes.pairwise_template + 2 * settings.max_tokens),
+        unbatched_output=2 * settings.judge_max_tokens,
     )
 
 
@@ -212,7 +272,7 @@ def plan_case(sizes: CaseSizes, settings: PlanSettings, prices: Pricing) -> Case
     low = sum((draw_floor(sizes, settings, a).times(int(draws[a].low or 0)) for a in settings.arms), Spend())
     high = sum((draw_worst(sizes, settings, a).times(int(draws[a].high or 0)) for a in settings.arms), Spend())
     pairs = pairs_of(draws) if settings.pairwise else Range(0, 0)
-    low += Spend(judge_input=2 * sizes.pairwise_template).times(int(pairs.low or 0))
+    low += Spend(unbatched_input=2 * sizes.pairwise_template).times(int(pairs.low or 0))
     return CasePlan(
         id=sizes.id,
         draws=draws,

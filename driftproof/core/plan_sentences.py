@@ -157,14 +157,38 @@ raise --budget, or skip the canaries with --no-canaries'
     )
 
 
-def price_line(role: str, model: str | None, price: Price | None) -> str:
-    """Which price a plan's dollar figures read for one role, or why it has none."""
+def price_line(role: str, model: str | None, price: Price | None, calls: str = "") -> str:
+    """Which price a plan's dollar figures read for one role (``calls``: which of its calls, when not all), or why
+    it has none."""
     if price is None:
         return no_price_line(model, role)
     return (
-        f"price of the {role} {model}: ${price.input_per_mtok:g} in, ${price.output_per_mtok:g} out per million "
-        f"tokens ({price.source})"
+        f"price of the {role} {model}{calls}: ${price.input_per_mtok:g} in, ${price.output_per_mtok:g} out per "
+        f"million tokens ({price.source})"
     )
+
+
+UNBATCHED_CALLS = " for the canary and pairwise calls, which are not batched"
+"""Which calls of a ``--batch`` run the judge's list price is for."""
+
+
+def unbatched_price_line(plan: Plan, prices: Pricing, model: str | None) -> str | None:
+    """With ``--batch``, the price the plan's canary and pairwise calls read: the judge's list price, since they
+    are never sent in a batch; ``None`` without ``--batch``, without such calls, or without a price (the judge's
+    line says it all).
+
+    >>> from driftproof.core.plan import CaseSizes, PlanSettings, plan_suite
+    >>> p = Price(input_per_mtok=1, output_per_mtok=5, source="t: j")
+    >>> plan = plan_suite([CaseSizes("a", 10, 40, 50)], PlanSettings(3, 10, 5, 2048, 1024, pairwise=True), Pricing())
+    >>> unbatched_price_line(plan, Pricing(p, p, batch=True), "j")
+    'price of the judge j for the canary and pairwise calls, which are not batched: $1 in, $5 out per million \
+tokens (t: j)'
+    >>> unbatched_price_line(plan, Pricing(p, p), "j") is None
+    True
+    """
+    if not prices.batch or prices.unbatched_judge is None or (plan.canaries is None and not plan.settings.pairwise):
+        return None
+    return price_line("judge", model, prices.unbatched_judge, UNBATCHED_CALLS)
 
 
 def plan_lines(
@@ -181,6 +205,8 @@ def plan_lines(
     lines.append(sizes_line(plan))
     lines.append(price_line("answering model", models[0], prices.answer))
     lines.append(price_line("judge", models[1], prices.judge))
+    if (unbatched := unbatched_price_line(plan, prices, models[1])) is not None:
+        lines.append(unbatched)
     if budget is not None:
         lines.append(budget_line(plan, budget))
     return lines
@@ -203,7 +229,9 @@ def _case_json(c: CasePlan) -> dict[str, Any]:
 def plan_json(
     plan: Plan, prices: Pricing, models: tuple[str | None, str | None], budget: Budget | None
 ) -> dict[str, Any]:
-    """``driftproof plan --format json``: the settings read, each case, the total, the prices and the budget."""
+    """``driftproof plan --format json``: the settings read, each case, the total, the prices and the budget. Of
+    the prices, ``judge`` is a draw's judge sample's (with ``--batch`` the batch price) and ``judge_unbatched`` the
+    canary and pairwise calls' (never batched: the list price)."""
     s = plan.settings
 
     def price(p: Price | None) -> dict[str, Any] | None:
@@ -235,6 +263,7 @@ def plan_json(
         "prices": {
             "answering_model": {"model": models[0], "price": price(prices.answer)},
             "judge": {"model": models[1], "price": price(prices.judge)},
+            "judge_unbatched": {"model": models[1], "price": price(prices.unbatched_judge)},
         },
         "budget": None if budget is None else {"tokens": budget.tokens, "usd": budget.usd, "worst_case_fits": fits},
     }

@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 from driftproof.core.canaries import AnchorSpec, canary_score, read_anchors
 from driftproof.core.canary_models import Canaries, CanaryScore
-from driftproof.core.economics import cost, sum_usage
-from driftproof.core.models import CanaryOverhead, Price, Usage
+from driftproof.core.economics import sum_usage, summed_cost
+from driftproof.core.models import CanaryOverhead, Usage
 
 
 def _spec(score: CanaryScore) -> AnchorSpec:
@@ -54,13 +54,12 @@ def pooled_canaries(records: Sequence[Canaries | None]) -> Canaries | None:
     return read_anchors(first.source, specs, scored, sum(r.judge_samples for r in shards), first.tolerance)
 
 
-def summed_canary_overhead(overheads: Sequence[CanaryOverhead | None], price: Price | None) -> CanaryOverhead | None:
-    """The shards' canary costs as one: usage and calls summed, priced again at the judge's price; ``None`` when
-    no shard judged canaries.
+def summed_canary_overhead(overheads: Sequence[CanaryOverhead | None]) -> CanaryOverhead | None:
+    """The shards' canary costs as one: usage, calls and cost summed (each shard priced its canaries at the
+    judge's list price); ``None`` when no shard judged canaries.
 
-    >>> p = Price(input_per_mtok=1, output_per_mtok=5, source="t")
-    >>> o = CanaryOverhead(usage=Usage(input_tokens=600, output_tokens=40), judge_calls=2)
-    >>> m = summed_canary_overhead([o, o], p)  # (1200 × 1 + 80 × 5) / 1e6 = 0.0016
+    >>> o = CanaryOverhead(usage=Usage(input_tokens=600, output_tokens=40), cost_usd=0.0008, judge_calls=2)
+    >>> m = summed_canary_overhead([o, o])  # 2 × (600 × 1 + 40 × 5) / 1e6 = 0.0016 at $1 / $5
     >>> m.usage.input_tokens, m.cost_usd, m.judge_calls
     (1200, 0.0016, 4)
     """
@@ -68,7 +67,8 @@ def summed_canary_overhead(overheads: Sequence[CanaryOverhead | None], price: Pr
     if not shards:
         return None
     usage = sum_usage([o.usage for o in shards])
-    return CanaryOverhead(usage=usage, cost_usd=cost(usage, price), judge_calls=sum(o.judge_calls for o in shards))
+    spent = summed_cost(o.cost_usd for o in shards)
+    return CanaryOverhead(usage=usage, cost_usd=spent, judge_calls=sum(o.judge_calls for o in shards))
 
 
 class PairwiseTotals(NamedTuple):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from driftproof.core.economics import cost, sum_usage
+from driftproof.core.economics import sum_usage, summed_cost
 from driftproof.core.fields import found
 from driftproof.core.models import ArmUsage, Economics, JudgeOverhead, Receipt, Shard, ShardSeal, Tool
 from driftproof.core.models import Counts as CountsRecord
@@ -169,9 +169,10 @@ def _total(values: Sequence[int | None]) -> int | None:
 def merged_body(receipts: Sequence[Receipt], tool: Tool, created_at: str) -> dict[str, Any]:
     """The body of the merged receipt (for `seal_receipt`) of shards `merge_refusal` accepted.
 
-    Cases in suite order; call counts and usage summed; the judge's cost priced again over the summed usage (as
-    one run prices it); models reported united; the level and its reason the lowest shard's; each shard's seal
-    in ``shards``. Answers archives stay with their shard receipts (``transcripts`` is null).
+    Cases in suite order; call counts, usage and the judge's cost summed (each shard priced its own calls, with
+    ``--batch`` its judge samples at the batch price and its canary and pairwise calls at the list price);
+    models reported united; the level and its reason the lowest shard's; each shard's seal in ``shards``.
+    Answers archives stay with their shard receipts (``transcripts`` is null).
     """
     ordered = sorted(receipts, key=lambda r: r.run.shard.index if r.run.shard else 0)
     first = ordered[0]
@@ -229,10 +230,10 @@ def merged_body(receipts: Sequence[Receipt], tool: Tool, created_at: str) -> dic
                 model=overheads[0].model,
                 price=overheads[0].price,
                 usage=usage,
-                cost_usd=cost(usage, overheads[0].price),
+                cost_usd=summed_cost(o.cost_usd for o in overheads),
                 judged_draws_counted=_total([o.judged_draws_counted for o in overheads]),
                 judged_draws_missing_usage=_total([o.judged_draws_missing_usage for o in overheads]),
-                canaries=summed_canary_overhead([o.canaries for o in overheads], overheads[0].price),
+                canaries=summed_canary_overhead([o.canaries for o in overheads]),
                 pairwise_usage=pairwise.usage,
                 pairwise_calls=pairwise.calls,
             ),

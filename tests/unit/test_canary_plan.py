@@ -20,7 +20,7 @@ ANCHORS = CanarySizes(prompts=(120, 80), judge_samples=2, judge_max_tokens=50)
 
 def test_canary_worst_is_each_judge_sample_its_prompt_plus_the_judge_ceiling() -> None:
     # 2 samples × (120 + 50) + 2 samples × (80 + 50) = 340 + 260 = 600; input 2 × 200 = 400, output 4 × 50 = 200
-    assert canary_worst(ANCHORS) == Spend(judge_input=400, judge_output=200)
+    assert canary_worst(ANCHORS) == Spend(unbatched_input=400, unbatched_output=200)  # never batched: list price
 
 
 def test_the_plan_counts_the_canaries_in_a_line_and_in_the_total() -> None:
