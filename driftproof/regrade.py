@@ -24,6 +24,7 @@ from driftproof.assemble import judge_setting
 from driftproof.bounded import Limits, decode, read_file
 from driftproof.core import economics
 from driftproof.core import regrade as rules
+from driftproof.core.batch_prices import list_price
 from driftproof.core.build import arm_of, measured_draw
 from driftproof.core.defaults import DEFAULTS, EVIDENCE
 from driftproof.core.models import (
@@ -354,7 +355,9 @@ def _receipt(
         verify(original.run.preset, original.run.lane.provider, today.provider, [p is None for p in problems], first),
     )
     judged = [[s.usage for s, _ in g if s.usage is not None] for g in graded]
-    overhead = economics.judge_overhead(today.model_requested, original.economics.judge_overhead.price, judged)
+    # a regrade's calls are never batched: a --batch original's halved price is the list price again
+    price = list_price(original.economics.judge_overhead.price)
+    overhead = economics.judge_overhead(today.model_requested, price, judged)
     text = "\n".join(lines) + "\n"
     archive_path = out.with_name(out.stem + ".answers.jsonl")
     suite_record = original.suite.model_copy(

@@ -31,3 +31,21 @@ def batch_price(price: Price | None) -> Price | None:
         name: None if getattr(price, name) is None else getattr(price, name) * BATCH_PRICE_FACTOR for name in rates
     }
     return price.model_copy(update={**halved, "source": f"{price.source}, {BATCH_PRICE_NOTE}"})
+
+
+def list_price(price: Price | None) -> Price | None:
+    """The list price a batch price was halved from (`batch_price` undone, for calls that are not batched: a
+    regrade of a ``--batch`` run); any other price as it is.
+
+    >>> listed = Price(input_per_mtok=1.0, output_per_mtok=5.0, cache_read_per_mtok=0.1, source="t: m")
+    >>> list_price(batch_price(listed)) == listed, list_price(listed) is listed, list_price(None)
+    (True, True, None)
+    """
+    suffix = f", {BATCH_PRICE_NOTE}"
+    if price is None or not price.source.endswith(suffix):
+        return price
+    rates = ("input_per_mtok", "output_per_mtok", "cache_read_per_mtok", "cache_write_per_mtok")
+    doubled = {
+        name: None if getattr(price, name) is None else getattr(price, name) / BATCH_PRICE_FACTOR for name in rates
+    }
+    return price.model_copy(update={**doubled, "source": price.source[: -len(suffix)]})

@@ -18,10 +18,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from driftproof import batch_runner
 from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.errors import InputError, RunStopped
+from driftproof.prices import price_for
 from driftproof.receipts import load_receipt, write_receipt
 from driftproof.regrade import RegradeRequest, regrade
 from driftproof.run import RunRequest, run_suite
@@ -448,7 +450,7 @@ def env(server: FakeLLMServer) -> dict[str, str]:
     return {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.base_url}
 
 
-def api_original(tmp: Path, server: FakeLLMServer) -> Path:
+def api_original(tmp: Path, server: FakeLLMServer, *, batch: bool = False) -> Path:
     out = tmp / "orig.json"
     run_suite(
         RunRequest(
@@ -463,6 +465,7 @@ def api_original(tmp: Path, server: FakeLLMServer) -> Path:
             concurrency=1,
             environ=env(server),
             keep_transcripts=True,
+            batch=batch,
         )
     )
     return out
@@ -488,6 +491,25 @@ def test_a_tested_original_regraded_through_the_sdk_stays_tested_and_counts_retr
         12,
     )
     assert KEY not in (tmp_path / "orig.regrade.json").read_text(encoding="utf-8")
+
+
+def test_a_regrade_of_a_batch_run_prices_its_calls_at_the_list_price(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The original's judge calls went through Message Batches at half price; a regrade's are plain requests."""
+    monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
+    with FakeLLMServer(responder()) as server:
+        original = api_original(tmp_path, server, batch=True)
+        request = RegradeRequest(
+            receipt=original, answers=tmp_path / "orig.answers.jsonl", environ=env(server), concurrency=1
+        )
+        r = regrade(request, log=lambda _: None).receipt
+    halved, listed = load_receipt(original).economics.judge_overhead.price, price_for(JUDGE)
+    assert halved is not None and listed is not None and halved.input_per_mtok == listed.input_per_mtok / 2
+    assert r.economics.judge_overhead.price == listed
+    # 12 draws x 2 samples x (200 in, 20 out) = 4,800 in and 480 out, at the list rates
+    expected = (4800 * listed.input_per_mtok + 480 * listed.output_per_mtok) / 1e6
+    assert r.economics.judge_overhead.cost_usd == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.parametrize(
