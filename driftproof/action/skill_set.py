@@ -29,6 +29,7 @@ from driftproof.core.changed import select_touched
 from driftproof.core.changed_sentences import (
     NO_PREVIOUS_COMMIT,
     set_unknown_base,
+    skill_not_standing,
     skill_runs,
     skill_skipped,
     skill_unkept,
@@ -69,6 +70,8 @@ class SetSteps:
     one: Callable[[ActionConfig], SkillOutcome]
     comment: Callable[[str, str], None]
     finish: Callable[[Mapping[str, str], int, bool], int]
+    stands: Callable[[ActionConfig, Receipt], str | None]
+    """Why a skill's stored receipt does not stand for the store run its config asks for, or ``None``."""
 
 
 def _git(config: ActionConfig, args: list[str], timeout: int) -> subprocess.CompletedProcess[str]:
@@ -106,15 +109,23 @@ def _pushed_from(config: ActionConfig, before: str) -> str:
     return before
 
 
-def _kept(config: ActionConfig, name: str) -> tuple[Receipt | None, str | None]:
-    """An untouched skill's stored receipt in the checkout, or why it cannot be kept (``None``: there is none)."""
-    path = config.in_workspace(skill_path(config.receipt_path, name))
+def _kept(
+    config: ActionConfig, skill: SkillSuite, stands: Callable[[ActionConfig, Receipt], str | None]
+) -> tuple[Receipt | None, str | None]:
+    """An untouched skill's stored receipt in the checkout, or why it cannot be kept (``None``: there is none).
+
+    Kept only when it stands for the run the store job would make of the skill today (the promotion rule): an
+    untouched skill whose receipt was stored for another skill text (a store job that failed), another model or
+    judge input, or an older judge template, runs."""
+    path = config.in_workspace(skill_path(config.receipt_path, skill.files.name))
     if not path.is_file():
         return None, None
     try:
-        return load_receipt(path), None
+        receipt = load_receipt(path)
+        why = stands(_config_for(config, skill), receipt)
     except DriftproofError as exc:
         return None, str(exc)
+    return (receipt, None) if why is None else (None, skill_not_standing(why))
 
 
 @dataclass(frozen=True)
@@ -128,7 +139,12 @@ class _Chosen:
 
 
 def _select(
-    config: ActionConfig, event: Event, activity: Activity, skills: list[SkillSuite], out: TextIO
+    config: ActionConfig,
+    event: Event,
+    activity: Activity,
+    skills: list[SkillSuite],
+    out: TextIO,
+    stands: Callable[[ActionConfig, Receipt], str | None],
 ) -> list[_Chosen]:
     """The skills a pull request or the store job's push touches; every skill otherwise, or when the change
     cannot be read (a warning says why)."""
@@ -154,7 +170,7 @@ def _select(
         if selection.touched:
             chosen.append(_Chosen(skill, True, skill_runs(name, selection.because)))
             continue
-        kept, problem = _kept(config, name) if push else (None, None)
+        kept, problem = _kept(config, skill, stands) if push else (None, None)
         if push and kept is None:  # nothing to keep: it runs to store one
             chosen.append(_Chosen(skill, True, skill_unkept(name, skill_path(config.receipt_path, name), problem)))
         else:
@@ -178,7 +194,7 @@ def _config_for(config: ActionConfig, skill: SkillSuite) -> ActionConfig:
 def run_skill_set(config: ActionConfig, event: Event, activity: Activity, steps: SetSteps, out: TextIO) -> int:
     """Every selected skill's run, then the one comment and the aggregate outputs; returns the exit code."""
     skills = find_skills(str(config.workspace / str(config.skills)), config.workspace)
-    chosen = _select(config, event, activity, skills, out)
+    chosen = _select(config, event, activity, skills, out, steps.stands)
     for each in chosen:
         out.write(printable(each.line) + "\n")
     outcomes: dict[str, SkillOutcome] = {}

@@ -48,6 +48,15 @@ def skill_unkept(name: str, receipt: str, problem: str | None) -> str:
     return f"driftproof: runs {name}: {NOT_TOUCHED}, but {why}" + (f" ({problem})" if problem is not None else "")
 
 
+def skill_not_standing(why: str) -> str:
+    """Why a skill's stored receipt is not kept on a push although the push left the skill alone.
+
+    >>> skill_not_standing("the suite changed")
+    'it does not stand for this run: the suite changed'
+    """
+    return f"it does not stand for this run: {why}"
+
+
 NO_PREVIOUS_COMMIT = "the push names no previous commit: a new branch or a first push"
 """Why a push cannot tell which skills it touches (``before`` absent or all zeros)."""
 

@@ -197,3 +197,29 @@ def test_an_untouched_skill_without_a_receipt_runs_and_an_unfetchable_base_runs_
     assert "::warning::cannot tell which skills this change touches (git fetch failed: " in log
     assert "driftproof: runs beta: every skill runs (no --changed)" in log
     assert outputs["receipt"] == ".driftproof/alpha/receipt.json .driftproof/beta/receipt.json"
+
+
+def test_an_untouched_skill_whose_stored_receipt_no_longer_stands_runs(
+    isolated: Path, fake_llm_server: FakeLLMServer
+) -> None:
+    """A store job that failed leaves beta's receipt measured on its old text: a later push that leaves beta alone
+    does not keep it (the promotion rule: it does not stand for the run the store job would make today)."""
+    upstream, _ = seed(isolated)
+    with FakeGitHub(repository=REPOSITORY, token=TOKEN) as github:
+        scores(fake_llm_server, FLAT)
+        code, outputs, log, workspace = push(isolated, upstream, github, fake_llm_server, ZEROS)
+        assert code == 0, log
+        store(workspace, upstream)
+        old = stored(upstream, ".driftproof/beta/receipt.json")
+        failed = edit(upstream, "skills/beta/SKILL.md")  # this push's store job failed: nothing stored
+        edit(upstream, "skills/alpha/SKILL.md")
+        scores(fake_llm_server, GOOD)
+        code, outputs, log, workspace = push(isolated, upstream, github, fake_llm_server, failed)
+    assert code == 0, log
+    assert "driftproof: runs alpha: touched by this change (skills/alpha/SKILL.md)" in log
+    assert (
+        "driftproof: runs beta: not touched by this change, but the receipt stored at .driftproof/beta/receipt.json "
+        "cannot be kept (it does not stand for this run: "
+    ) in log
+    assert outputs["receipt"] == ".driftproof/alpha/receipt.json .driftproof/beta/receipt.json"
+    assert (workspace / ".driftproof/beta/receipt.json").read_bytes() != old
