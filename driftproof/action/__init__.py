@@ -27,7 +27,7 @@ from driftproof.action.activity import Activity, decide_activity
 from driftproof.action.baseline import ensure_safe_directory, read_default_branch_file
 from driftproof.action.config import ActionConfig
 from driftproof.action.github import Event, GitHubClient
-from driftproof.action.promote import promote
+from driftproof.action.promote import promote, refusal
 from driftproof.action.sentinel import check_event, drift_exit, drift_outputs, file_issue, sentinel_drift, with_drift
 from driftproof.action.shards import merge_in_workspace, shard_receipt_path
 from driftproof.action.skill_set import SetSteps, SkillOutcome, run_skill_set
@@ -213,6 +213,7 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
             one=lambda c: _one(replace(ctx, config=c), activity, client),
             comment=lambda report, path: _comment(ctx, client, report, path),
             finish=lambda outputs, code, compared: _close(ctx, outputs, code, compared),
+            stands=lambda c, kept: _kept_refusal(replace(ctx, config=c), kept),
         )
         return run_skill_set(config, event, activity, steps, out)
     one = _one(ctx, activity, client)
@@ -390,6 +391,12 @@ def _standing(ctx: _Ctx, before: Receipt, request: RunRequest, label: str) -> Ba
     line = baseline_line(standing, label, before.seal.sha256, escape=printable)
     notice(redact(line, ctx.secrets), title=TITLE_BASELINE, stream=ctx.out)
     return standing
+
+
+def _kept_refusal(ctx: _Ctx, kept: Receipt) -> str | None:
+    """Why a skill's stored receipt, which the push left alone, does not stand for the store run its inputs ask
+    for (`promote.refusal`), or ``None``: then the push keeps it instead of drawing the skill again."""
+    return refusal(kept, _request(ctx, _files(ctx.config, Activity.STORE_RECEIPT), None, as_reference=True))
 
 
 def _promoted(ctx: _Ctx, request: RunRequest) -> Receipt | None:

@@ -80,6 +80,9 @@ class Event:
     """The branch a PR targets; ``None`` outside PRs."""
     ref: str | None = None
     """``GITHUB_REF`` (``refs/heads/main``, ``refs/pull/7/merge``, ...)."""
+    before: str | None = None
+    """A push's previous commit (the payload's ``before``); ``None`` outside pushes, when the payload names
+    none, or when it is all zeros (a new branch, a first push)."""
 
     @property
     def is_default_branch_push(self) -> bool:
@@ -109,7 +112,19 @@ class Event:
             base_ref=(_str_or_none(_dig(pr, "base", "ref")) if is_pr else None)
             or _str_or_none(environ.get("GITHUB_BASE_REF")),
             ref=_str_or_none(environ.get("GITHUB_REF")) or _str_or_none(_dig(payload, "ref")),
+            before=_commit_or_none(_dig(payload, "before")) if name == "push" else None,
         )
+
+
+def _commit_or_none(value: object) -> str | None:
+    """A full commit id (40 or 64 lowercase hex digits, not all zeros), else ``None``.
+
+    >>> _commit_or_none("0" * 40), _commit_or_none("--upload-pack=x"), _commit_or_none("ab" * 20)[:6]
+    (None, None, 'ababab')
+    """
+    if not isinstance(value, str) or len(value) not in (40, 64) or value.strip("0123456789abcdef"):
+        return None
+    return value if value.strip("0") else None
 
 
 def _load_payload(path: str) -> object:

@@ -40,8 +40,7 @@ def promote(candidate_path: Path, shown: str, request: RunRequest, out: Path, co
         candidate = load_receipt(candidate_path, read_restamped_smoke=True)
     except ReceiptError as exc:  # a tampered or unreadable receipt is never promoted: the store job draws
         return Promoted(None, carry_sentences.not_promoted(shown, str(exc)))
-    today = gather_today(request, candidate)
-    why = promotion_refusal(candidate, stale(candidate, today), today.suite_sha256, today.stopping_rule)
+    why = refusal(candidate, request)
     if why is not None:
         return Promoted(None, carry_sentences.not_promoted(shown, why))
     body = candidate.model_dump(mode="json", by_alias=True, exclude={"seal", "schema_version"})
@@ -54,3 +53,11 @@ def promote(candidate_path: Path, shown: str, request: RunRequest, out: Path, co
     promoted = seal_receipt(body)
     write_receipt(promoted, out)
     return Promoted(promoted, carry_sentences.promoted(candidate.seal.sha256[:12], shown))
+
+
+def refusal(candidate: Receipt, request: RunRequest) -> str | None:
+    """Why ``candidate`` does not stand for ``request`` (the store run), in the promotion rule's words
+    (`driftproof.core.carry.promotion_refusal`: every arm stands, the same suite bytes, the reference rule), or
+    ``None``: the pull request's receipt promoted on a merge, or a skill's stored receipt kept on a push."""
+    today = gather_today(request, candidate)
+    return promotion_refusal(candidate, stale(candidate, today), today.suite_sha256, today.stopping_rule)

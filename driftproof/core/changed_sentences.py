@@ -35,6 +35,32 @@ def skill_skipped(name: str) -> str:
     return f"driftproof: skips {name}: {NOT_TOUCHED}"
 
 
+def skill_unkept(name: str, receipt: str, problem: str | None) -> str:
+    """The line before a push's run of a skill the push leaves alone but whose stored receipt it cannot keep:
+    there is none yet (``problem`` ``None``), or it does not load.
+
+    >>> skill_unkept("beta", ".driftproof/beta/receipt.json", None)
+    'driftproof: runs beta: not touched by this change, but no receipt is stored at .driftproof/beta/receipt.json'
+    >>> skill_unkept("beta", "r.json", "seal mismatch")
+    'driftproof: runs beta: not touched by this change, but the receipt stored at r.json cannot be kept (seal mismatch)'
+    """
+    why = f"no receipt is stored at {receipt}" if problem is None else f"the receipt stored at {receipt} cannot be kept"
+    return f"driftproof: runs {name}: {NOT_TOUCHED}, but {why}" + (f" ({problem})" if problem is not None else "")
+
+
+def skill_not_standing(why: str) -> str:
+    """Why a skill's stored receipt is not kept on a push although the push left the skill alone.
+
+    >>> skill_not_standing("the suite changed")
+    'it does not stand for this run: the suite changed'
+    """
+    return f"it does not stand for this run: {why}"
+
+
+NO_PREVIOUS_COMMIT = "the push names no previous commit: a new branch or a first push"
+"""Why a push cannot tell which skills it touches (``before`` absent or all zeros)."""
+
+
 def skills_tally(ran: int, skipped: int, base: str | None) -> str:
     """The closing line of a run over many skills.
 

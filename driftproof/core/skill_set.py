@@ -4,6 +4,7 @@ Each skill's stored receipt, new receipt and badge live at its own path: ``recei
 with ``{skill}`` replaced by the skill's folder name, or, when they hold no ``{skill}``, with that folder put
 before the file name (``.driftproof/receipt.json`` → ``.driftproof/alpha/receipt.json``). The set's status is
 its worst skill's; ``regressed`` and ``improved`` add up; ``lift`` is the one skill's, or ``n/a`` for several.
+A push that runs no skill (every one kept its stored receipt) takes its status from the kept receipts' own.
 """
 
 from __future__ import annotations
@@ -57,14 +58,16 @@ def worst(statuses: Sequence[Status]) -> Status:
     return next((s for s in WORST_FIRST if s in statuses), Status.PASSING)
 
 
-def set_outputs(decisions: Mapping[str, Decision]) -> dict[str, str]:
-    """The step outputs of the whole set, from each skill's decision (skill name → decision)."""
+def set_outputs(decisions: Mapping[str, Decision], kept: Sequence[Status] = ()) -> dict[str, str]:
+    """The step outputs of the whole set, from each skill's decision (skill name → decision); when no skill ran,
+    the status is the worst of ``kept``, the statuses of the stored receipts a push kept (a store run's status
+    is its receipt's own, so it is what drawing them again would most likely say), else ``passing``."""
     if len(decisions) == 1:
         return next(iter(decisions.values())).outputs()
     each = list(decisions.values())
     stands = [d.baseline_stands for d in each if d.baseline_stands is not None]
     return {
-        "status": str(worst([d.status for d in each])),
+        "status": str(worst([d.status for d in each] or list(kept))),
         "regressed": str(sum(d.regressed for d in each)),
         "improved": str(sum(d.improved for d in each)),
         "lift": "n/a",

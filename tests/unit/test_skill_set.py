@@ -74,6 +74,26 @@ def test_set_outputs_add_up_and_take_the_worst_status() -> None:
     }
 
 
+def test_a_push_that_runs_no_skill_takes_the_kept_receipts_status() -> None:
+    # nothing ran: 0 regressed, 0 improved; status: underpowered (kept) beats passing (kept)
+    outputs = set_outputs({}, [Status.PASSING, Status.UNDERPOWERED])
+    assert (outputs["status"], outputs["regressed"], outputs["improved"], outputs["lift"]) == (
+        "underpowered",
+        "0",
+        "0",
+        "n/a",
+    )
+    # a skill that ran decides alone: a kept receipt's status does not count
+    assert set_outputs({"alpha": decision(Status.PASSING, 0, 1, 0.2, None)}, [Status.REGRESSED])["status"] == "passing"
+    assert (
+        set_outputs(
+            {"a": decision(Status.PASSING, 0, 0, 0.2, None), "b": decision(Status.PASSING, 0, 0, 0.1, None)},
+            [Status.REGRESSED],
+        )["status"]
+        == "passing"
+    )
+
+
 def test_one_skill_is_its_own_outputs() -> None:
     one = decision(Status.PASSING, 0, 1, 0.142, None)
     assert set_outputs({"alpha": one}) == one.outputs()
