@@ -21,9 +21,10 @@ from driftproof.merge import merge_shards
 from driftproof.plan_command import plan_for, plan_text
 from driftproof.run import RunRequest, run_suite
 from tests.integration.test_openai_batch_loopback import responder as openai_responder
-from tests.integration.test_run_loopback import JUDGE, SKILL, env_for, responder
+from tests.integration.test_run_loopback import JUDGE, env_for, responder
 from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest, json_text_reply
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, OPENAI_CHAT, FakeLLMServer
+from tests.support.suites import two_case_suite
 
 CANARIES = [
     {"id": "good", "case": "a", "answer": "feat: add the retry header", "expected": 0.9},
@@ -39,17 +40,7 @@ def no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
     """Two cases, as tests/integration/test_run_loopback.py's suite, and two canaries graded with their rubrics."""
-    (tmp_path / "SKILL.md").write_text(SKILL, encoding="utf-8")
-    body = {
-        "skill": "SKILL.md",
-        "cases": [
-            {"id": "a", "prompt": "Task a.", "rubric": "feat wins"},
-            {"id": "b", "prompt": "Task b.", "rubric": "feat wins"},
-        ],
-        "canaries": CANARIES,
-    }
-    (tmp_path / "suite.yaml").write_text(yaml.safe_dump(body), encoding="utf-8")
-    return tmp_path / "suite.yaml"
+    return two_case_suite(tmp_path, canaries=CANARIES)
 
 
 def with_pairs(

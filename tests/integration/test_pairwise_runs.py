@@ -15,24 +15,15 @@ from driftproof.receipts import load_receipt
 from driftproof.run import RunRequest, run_suite
 from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest, json_text_reply
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, FakeLLMServer
+from tests.support.suites import SKILL, two_case_suite
 
-SKILL = "Always answer with a Conventional Commits subject line."
 JUDGE = "claude-haiku-4-5"
 KEY = "sk-ant-" + "test-0123456789abcdefghijklmnop"  # fake, split so secret scanners skip it
 
 
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
-    (tmp_path / "SKILL.md").write_text(SKILL, encoding="utf-8")
-    body = {
-        "skill": "SKILL.md",
-        "cases": [
-            {"id": "a", "prompt": "Task a.", "rubric": "feat wins"},
-            {"id": "b", "prompt": "Task b.", "rubric": "feat wins"},
-        ],
-    }
-    (tmp_path / "suite.yaml").write_text(yaml.safe_dump(body), encoding="utf-8")
-    return tmp_path / "suite.yaml"
+    return two_case_suite(tmp_path)
 
 
 def stub_run(suite: Path, out: Path, *extra: str) -> int:

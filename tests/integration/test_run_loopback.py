@@ -8,14 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from driftproof.core.reading import read_receipt
 from driftproof.run import RunOutcome, RunRequest, run_suite
 from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest, json_text_reply
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, OPENAI_CHAT, FakeLLMServer
+from tests.support.suites import SKILL, two_case_suite
 
-SKILL = "Always answer with a Conventional Commits subject line."
 JUDGE = "claude-haiku-4-5"
 KEY = (
     "sk-ant-" + "test-0123456789abcdefghijklmnop"
@@ -41,16 +40,7 @@ def responder(req: RecordedRequest) -> FakeReply:
 
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
-    (tmp_path / "SKILL.md").write_text(SKILL, encoding="utf-8")
-    body = {
-        "skill": "SKILL.md",
-        "cases": [
-            {"id": "a", "prompt": "Task a.", "rubric": "feat wins"},
-            {"id": "b", "prompt": "Task b.", "rubric": "feat wins"},
-        ],
-    }
-    (tmp_path / "suite.yaml").write_text(yaml.safe_dump(body), encoding="utf-8")
-    return tmp_path / "suite.yaml"
+    return two_case_suite(tmp_path)
 
 
 def run(suite: Path, server: FakeLLMServer, provider: str, model: str) -> RunOutcome:
