@@ -29,9 +29,14 @@ def usd_text(value: float | int | None) -> str:
 
 
 def _range(r: Range, unit: str, money: bool = False) -> str:
+    """A range as the plan prints it; one figure when both ends are the same (the canaries' calls, fixed draws).
+
+    >>> _range(Range(20, 20), "calls"), _range(Range(36, 120), "calls")
+    ('20 calls', '36 to 120 calls')
+    """
     if money:
         return f"{usd_text(r.low)} to {usd_text(r.high)}" if r.high is not None else "no dollar figure"
-    return f"{r.low:,} to {r.high:,} {unit}"
+    return f"{r.low:,} {unit}" if r.low == r.high else f"{r.low:,} to {r.high:,} {unit}"
 
 
 def plan_head(plan: Plan, cases: int) -> str:
@@ -48,9 +53,10 @@ def plan_head(plan: Plan, cases: int) -> str:
     also += " + 2 pairwise calls per draw pair" if s.pairwise else ""
     if plan.canaries is not None:
         also += f" + {plan.canary_count} canaries × {s.judge_samples} judge samples"
+    draws = _range(Range(s.min_draws, s.max_draws), "draws")
     return (
-        f"plan: {cases} case{'' if cases == 1 else 's'} × {len(s.arms)} arms × {s.min_draws} to {s.max_draws} "
-        f"draws × (1 answer + {s.judge_samples} judge samples){also}: at least {plan.total.calls.low}, at most "
+        f"plan: {cases} case{'' if cases == 1 else 's'} × {len(s.arms)} arms × {draws} × (1 answer + "
+        f"{s.judge_samples} judge samples){also}: at least {plan.total.calls.low}, at most "
         f"{plan.total.calls.high} calls"
     )
 

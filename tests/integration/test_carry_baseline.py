@@ -69,7 +69,7 @@ def test_a_skill_only_pr_carries_every_baseline_arm_and_draws_only_the_with_skil
     )
     # 2 cases × 2 arms × 3 draws, less the 2 carried arms' 3 draws, × 2 calls = 12
     assert (
-        "plan: 2 cases × 2 arms × 3 to 3 draws × (1 answer + 1 judge samples) (carried per case, not drawn: baseline 3)"
+        "plan: 2 cases × 2 arms × 3 draws × (1 answer + 1 judge samples) (carried per case, not drawn: baseline 3)"
         in (err.err)
     )
     assert "done: 12/12 calls" in err.err  # the progress total leaves the carried draws out too

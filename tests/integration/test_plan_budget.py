@@ -111,12 +111,10 @@ def test_plan_prints_per_case_and_total_and_makes_no_call(
     assert main(["plan", str(suite), "--judge-samples", "1", "--max-tokens", "100", "--draws", "3",
                  "--max-draws", "3", "--model", "claude-sonnet-4-6"]) == 0  # fmt: skip
     out = capsys.readouterr().out.splitlines()
-    assert (
-        out[0] == "plan: 1 case × 2 arms × 3 to 3 draws × (1 answer + 1 judge samples): at least 12, at most 12 calls"
-    )
+    assert out[0] == "plan: 1 case × 2 arms × 3 draws × (1 answer + 1 judge samples): at least 12, at most 12 calls"
     # floor: 3 × ((110 + T) + (10 + T)); worst 3w + 3b
     low = 3 * (110 + template + 10 + template)
-    assert out[1].startswith(f"  a: 12 to 12 calls · ~{low:,} to {3 * w + 3 * b:,} tokens · $")
+    assert out[1].startswith(f"  a: 12 calls · ~{low:,} to {3 * w + 3 * b:,} tokens · $")
     assert not (tmp_path / ".driftproof").exists()
     assert main(["plan", str(suite), "--format", "json", "--judge-samples", "1", "--max-tokens", "100"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -193,7 +191,7 @@ def test_plan_with_batch_prices_every_call_at_half_the_list_price(
     assert not docs[False]["prices"]["judge"]["price"]["source"].endswith("half price")
     assert main(["plan", str(suite), "--model", "claude-sonnet-4-6", *PLAN_FLAGS, "--batch"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[2] == "  total: 12 to 12 calls · ~1,446 to 8,790 tokens · $0.0011 to $0.0212"
+    assert out[2] == "  total: 12 calls · ~1,446 to 8,790 tokens · $0.0011 to $0.0212"
     assert out[4:6] == [
         "price of the answering model claude-sonnet-4-6: $1.5 in, $7.5 out per million tokens "
         "(bundled price table 2026-11-01: claude-sonnet-4-6, batch API: half price)",

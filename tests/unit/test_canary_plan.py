@@ -41,8 +41,7 @@ def test_the_plan_counts_the_canaries_in_a_line_and_in_the_total() -> None:
         "at least 22, at most 34 calls"
     )
     assert lines[2] == (
-        "  canaries: 4 to 4 calls · ~400 to 600 tokens · $0.0004 to $0.0014 "
-        "(2 × 2 judge samples, before the first draw)"
+        "  canaries: 4 calls · ~400 to 600 tokens · $0.0004 to $0.0014 (2 × 2 judge samples, before the first draw)"
     )
     assert lines[3].startswith("  total: 22 to 34 calls")
     assert lines[4].endswith("; a canary's judge sample: its judge prompt (task, rubric, answer) and 50")
