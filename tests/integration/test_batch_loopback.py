@@ -11,7 +11,6 @@ import pytest
 from driftproof import batch_runner
 from driftproof.cli import main
 from driftproof.core.reading import read_receipt
-from driftproof.errors import RunInterrupted
 from driftproof.plan_command import plan_for, plan_text
 from driftproof.run import RunOutcome, RunRequest, run_suite
 from tests.integration.test_run_loopback import JUDGE, env_for, responder
@@ -103,20 +102,16 @@ def test_an_expired_and_an_errored_item_are_lost_draws_with_their_reasons(suite:
 def test_resume_polls_the_journaled_batch_instead_of_submitting_again(
     suite: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def interrupt(_s: float) -> None:
-        raise KeyboardInterrupt
-
     with FakeLLMServer(responder) as server:
-        monkeypatch.setattr(batch_runner.time, "sleep", interrupt)  # the job is cancelled while it waits
-        with pytest.raises(RunInterrupted):
-            run(suite, server)
-        journal = (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8")
-        assert '"kind": "batch"' in journal and "msgbatch_fake0001" in journal
-        monkeypatch.undo()
-        monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
-        outcome = run(suite, server, resume=True)
-        created = [r for r in server.requests if r.method == "POST"]
-        requests = server.requests
+        _, journal, outcome, requests = cancel_then_resume(  # the job is cancelled at its first wait
+            lambda **kw: run(suite, server, **kw),
+            lambda: (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8"),
+            lambda: list(server.requests),
+            monkeypatch,
+            polls_before_cancel=0,
+        )
+    assert '"kind": "batch"' in journal and "msgbatch_fake0001" in journal
+    created = [r for r in requests if r.method == "POST"]
     r = outcome.receipt
     # one batch of 8 answers (submitted before the cancel, polled after it), one of 16 judge calls: 2 created
     assert len(created) == 2 and [len(b.custom_ids) for b in server.batches.batches.values()] == [8, 16]

@@ -9,7 +9,6 @@ import pytest
 
 from driftproof import batch_runner
 from driftproof.core.reading import read_receipt
-from driftproof.errors import RunInterrupted
 from driftproof.run import RunOutcome, RunRequest, run_suite
 from tests.integration.test_run_loopback import SKILL, env_for
 from tests.integration.test_run_loopback import suite as suite  # the fixture
@@ -160,20 +159,16 @@ def test_a_line_a_completed_batch_left_out_is_a_lost_draw_naming_the_batch(suite
 def test_resume_polls_the_journaled_openai_batch_instead_of_uploading_again(
     suite: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def interrupt(_s: float) -> None:
-        raise KeyboardInterrupt
-
     with FakeLLMServer(responder) as server:
-        monkeypatch.setattr(batch_runner.time, "sleep", interrupt)  # the job is cancelled while it waits
-        with pytest.raises(RunInterrupted):
-            run(suite, server)
-        journal = (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8")
-        assert '"kind": "batch"' in journal and "batch_fake0001" in journal
-        monkeypatch.undo()
-        monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
-        outcome = run(suite, server, resume=True)
-        posts = [r.path for r in server.requests if r.method == "POST"]
-        requests = server.requests
+        _, journal, outcome, requests = cancel_then_resume(  # the job is cancelled at its first wait
+            lambda **kw: run(suite, server, **kw),
+            lambda: (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8"),
+            lambda: list(server.requests),
+            monkeypatch,
+            polls_before_cancel=0,
+        )
+    assert '"kind": "batch"' in journal and "batch_fake0001" in journal
+    posts = [r.path for r in requests if r.method == "POST"]
     r = outcome.receipt
     # the answers uploaded and created before the cancel, polled after it; the judge calls: 2 uploads, 2 creates
     assert posts == [FILES, OPENAI_BATCHES, FILES, OPENAI_BATCHES]
