@@ -3,12 +3,17 @@ credentials."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.action_sim import TOKEN, isolate
+from tests.support.ambient import AMBIENT_CREDENTIALS
 from tests.support.fake_cli_harness import FAKE_CLI_DIR, LOG_ENV, SCENARIO_ENV, FakeCLI
+from tests.support.fake_github import FakeGitHub
 from tests.support.fake_llm_server import FakeLLMServer
 
 
@@ -35,25 +40,6 @@ def fake_cli(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     return harness
 
 
-AMBIENT_CREDENTIALS = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "ANTHROPIC_PROFILE",
-    "ANTHROPIC_CONFIG_DIR",
-    "ANTHROPIC_CUSTOM_HEADERS",
-    "ANTHROPIC_FEDERATION_RULE_ID",
-    "ANTHROPIC_ORGANIZATION_ID",
-    "ANTHROPIC_IDENTITY_TOKEN",
-    "ANTHROPIC_IDENTITY_TOKEN_FILE",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "OPENAI_ORG_ID",
-    "OPENAI_PROJECT_ID",
-)
-"""What the SDKs read from the environment of the machine running the tests: a key, an endpoint, a profile."""
-
-
 @pytest.fixture
 def no_ambient_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No key, endpoint or credentials profile from the machine running the tests (the anthropic SDK looks for
@@ -61,3 +47,30 @@ def no_ambient_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
     for name in AMBIENT_CREDENTIALS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A directory another uid can reach (pytest's tmp_path sits under a 0700 directory of root's): the
+    runner user's steps (`tests.support.runner_user`) work in it."""
+    path = Path(tempfile.mkdtemp(prefix="driftproof-runner-user-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An Action job's environment (`tests.support.action_sim.isolate`): no ambient key, endpoint or git config,
+    commits with a fixed identity; ``tmp_path`` is its home."""
+    isolate(monkeypatch.setenv, monkeypatch.delenv, tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    """The fake GitHub REST API, taking the simulated job's token."""
+    with FakeGitHub(token=TOKEN) as fake:
+        yield fake

@@ -12,7 +12,7 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,8 @@ from tests.support.action_sim import (
     KEY,
     RECEIPT,
     SKILL,
-    TOKEN,
     Job,
     ScoredResponder,
-    isolate,
     make_repos,
     pr_payload,
     push_payload,
@@ -41,6 +39,8 @@ from tests.support.builders import receipt
 from tests.support.fake_github import FakeGitHub
 from tests.support.fake_llm_script import FakeReply
 from tests.support.fake_llm_server import FakeLLMServer
+
+pytestmark = pytest.mark.usefixtures("isolated")  # an Action job's environment (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = [0.20, 0.25, 0.30]
@@ -60,18 +60,6 @@ IMPROVEMENT = scores([0.95, 1.0, 0.95], [0.75])  # subject-line, 7 draws: 0.964 
 # why-not-what: 0.74 ± 0.04 against 0.75 ± 0 overlaps; r = 0.04 + 2·sqrt(0.0016/3) = 0.086 ≥ 0.05:
 # underpowered; n > 4·0.0016/0.01² = 64, so 65 draws per arm (0.04 + 2·sqrt(0.0016/65) = 0.0496 < 0.05).
 UNDERPOWERED = scores([0.85], [0.70, 0.74, 0.78])
-
-
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No ambient key, endpoint or git config; commits get a fixed identity."""
-    isolate(monkeypatch.setenv, monkeypatch.delenv, tmp_path)
-
-
-@pytest.fixture
-def github() -> Iterator[FakeGitHub]:
-    with FakeGitHub(token=TOKEN) as fake:
-        yield fake
 
 
 #: The judge these runs use: a stored receipt graded by another judge is not like for like (no verdict).

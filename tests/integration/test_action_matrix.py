@@ -16,7 +16,7 @@ import json
 import re
 import shutil
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,11 +27,13 @@ import yaml
 from driftproof.action.github import COMMENT_MARKER
 from driftproof.core.defaults import DEFAULTS
 from driftproof.receipts import receipt_json
-from tests.support.action_sim import RECEIPT, TOKEN, isolate, make_repos, run_job
+from tests.support.action_sim import RECEIPT, make_repos, run_job
 from tests.support.builders import receipt
 from tests.support.fake_github import FakeGitHub
 from tests.support.fake_llm_script import FakeReply, RecordedRequest, json_text_reply
 from tests.support.fake_llm_server import FakeLLMServer
+
+pytestmark = pytest.mark.usefixtures("isolated")  # an Action job's environment (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 IDS = ["a", "b", "c"]
@@ -90,17 +92,6 @@ def stored() -> bytes:
     judge = {"provider": str(DEFAULTS.judge_provider), "surface": "api", "model_requested": DEFAULTS.judge_model}
     cases = {c: ([0.85] * 12, BASE * 4) for c in IDS}
     return receipt_json(receipt(cases, extra={"judge": judge})).encode()
-
-
-@pytest.fixture
-def github() -> Iterator[FakeGitHub]:
-    with FakeGitHub(token=TOKEN) as fake:
-        yield fake
-
-
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    isolate(monkeypatch.setenv, monkeypatch.delenv, tmp_path)
 
 
 def test_the_documented_matrix_shards_then_merges_diffs_comments_badges_and_gates_once(

@@ -13,7 +13,7 @@ inputs, a store job on ``main``, then scheduled runs that re-run ``main`` with n
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,10 +24,8 @@ import yaml
 from driftproof.action.sentinel import SENTINEL_MARKER
 from tests.support.action_sim import (
     RECEIPT,
-    TOKEN,
     Job,
     ScoredResponder,
-    isolate,
     make_repos,
     push_payload,
     run_job,
@@ -35,6 +33,8 @@ from tests.support.action_sim import (
 from tests.support.fake_github import FakeGitHub
 from tests.support.fake_llm_script import FakeReply, RecordedRequest
 from tests.support.fake_llm_server import FakeLLMServer
+
+pytestmark = pytest.mark.usefixtures("isolated")  # an Action job's environment (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / "examples" / "workflows" / "driftproof-sentinel.yml"
@@ -62,17 +62,6 @@ class Dated(ScoredResponder):
     def __call__(self, request: RecordedRequest) -> FakeReply:
         reply = super().__call__(request)
         return reply if "<<<ANSWER" in request.prompt_text else replace(reply, model=self.answered_as)
-
-
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    isolate(monkeypatch.setenv, monkeypatch.delenv, tmp_path)
-
-
-@pytest.fixture
-def github() -> Iterator[FakeGitHub]:
-    with FakeGitHub(token=TOKEN) as fake:
-        yield fake
 
 
 def sentinel_step() -> dict[str, Any]:

@@ -11,74 +11,31 @@ GitHub fakes, the store job's commit step as a non-root user.
 
 from __future__ import annotations
 
-import io
 import os
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 import yaml
 
-from driftproof import action
 from driftproof.action.github import COMMENT_MARKER
 from tests.support.action_sim import (
     GOOD,
-    KEY,
     PROMPTS,
     REPOSITORY,
     SKILL,
     TOKEN,
     WORSE,
-    action_env,
     pr_payload,
     push_payload,
-    read_outputs,
     scores,
 )
 from tests.support.fake_github import FakeGitHub
 from tests.support.fake_llm_server import FakeLLMServer
+from tests.support.runner_user import NOBODY, as_nobody, documented_step, git, needs_setpriv, run_action, trusting
 
-NOBODY = 65534
-ROOT = Path(__file__).resolve().parents[2]
 INPUTS = {"github-token": TOKEN, "skills": "skills/*/SKILL.md", "suite": "", "skill": ""}
-
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv to act as another uid"
-)
-
-
-def store_step() -> str:
-    """The documented monorepo store job's commit step, verbatim from docs/action.md."""
-    docs = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
-    block = docs.split("- name: Commit the refreshed receipts and badges", 1)[1]
-    run = block.split("run: |\n", 1)[1].split("```", 1)[0]
-    return "\n".join(line.removeprefix(" " * 10) for line in run.splitlines() if line.strip())
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.environ["DRIFTPROOF_TEST_GITCONFIG"]}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
-
-
-def trusting(path: Path, owner: int | None = None) -> Path:
-    path.write_text("[safe]\n\tdirectory = *\n", encoding="utf-8")
-    if owner is not None:
-        os.chown(path, owner, owner)
-    return path
-
-
-@pytest.fixture
-def shared() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="driftproof-skills-"))
-    path.chmod(0o755)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+pytestmark = needs_setpriv
 
 
 def suite_text() -> str:
@@ -115,29 +72,6 @@ def checkout(upstream: Path, where: Path, branch: str | None = None, touch: str 
     return where
 
 
-def run_action(
-    shared: Path, workspace: Path, github: FakeGitHub, llm: FakeLLMServer, *, event: str, payload: object
-) -> tuple[int, dict[str, str], str]:
-    step = shared / f"step-{event}-{len(list(shared.glob('step-*')))}"
-    step.mkdir()
-    env = action_env(
-        step,
-        workspace,
-        github.base_url,
-        event_name=event,
-        payload=payload,  # type: ignore[arg-type]
-        inputs=INPUTS,
-        extra={"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": llm.base_url, "HOME": str(step)},
-    )
-    env["GIT_CONFIG_GLOBAL"] = str(trusting(step / "gitconfig"))
-    out = io.StringIO()
-    with httpx.Client(trust_env=False) as http:
-        code = action.run(env, http=http, stdout=out)
-    log = out.getvalue()
-    assert "Traceback" not in log and KEY not in log.replace(f"::add-mask::{KEY}", "")
-    return code, read_outputs(step / "output"), log
-
-
 def marked(github: FakeGitHub) -> list[str]:
     """The sticky comments on PR 7, each without its hidden marker line."""
     return [
@@ -169,7 +103,9 @@ def test_touched_skills_run_one_comment_store_as_the_runner_user_then_a_regressi
         # 1. a PR that touches beta only: nothing is stored yet, so beta is a first run; alpha does not run
         scores(fake_llm_server, GOOD)
         pr = checkout(upstream, shared / "pr1", "pr", touch="skills/beta/SKILL.md")
-        code, outputs, log = run_action(shared, pr, github, fake_llm_server, event="pull_request", payload=pr_payload())
+        code, outputs, log = run_action(
+            shared, pr, github, fake_llm_server, event="pull_request", payload=pr_payload(), inputs=INPUTS
+        )
         assert code == 0, log
         assert "driftproof: skips alpha: not touched by this change" in log
         assert "driftproof: runs beta: touched by this change (skills/beta/SKILL.md)" in log
@@ -184,20 +120,14 @@ def test_touched_skills_run_one_comment_store_as_the_runner_user_then_a_regressi
 
         # 2. the store job on the push to main: every skill, then the documented commit step as nobody
         main = checkout(upstream, shared / "main")
-        code, outputs, log = run_action(shared, main, github, fake_llm_server, event="push", payload=push_payload())
+        code, outputs, log = run_action(
+            shared, main, github, fake_llm_server, event="push", payload=push_payload(), inputs=INPUTS
+        )
         assert code == 0, log
         assert outputs["receipt"] == ".driftproof/alpha/receipt.json .driftproof/beta/receipt.json"
         assert outputs["badge"] == ".driftproof/alpha/badge.json .driftproof/beta/badge.json"
         step_env = {**runner_env, "RECEIPTS": outputs["receipt"], "BADGES": outputs["badge"]}
-        as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "bash", "-euo", "pipefail"]
-        committed = subprocess.run(
-            [*as_nobody, "-c", store_step()],
-            cwd=main,
-            env=step_env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        committed = as_nobody(main, documented_step("Commit the refreshed receipts and badges"), step_env)
         assert committed.returncode == 0, committed.stderr
         for name in ("alpha", "beta"):
             assert '"verification": "TESTED"' in git(upstream, "show", f"main:.driftproof/{name}/receipt.json")
@@ -206,7 +136,9 @@ def test_touched_skills_run_one_comment_store_as_the_runner_user_then_a_regressi
         # 3. the PR pushed again, now editing alpha, whose skill got worse: compared with alpha's stored receipt
         scores(fake_llm_server, WORSE)
         pr = checkout(upstream, shared / "pr2", "pr", touch="skills/alpha/SKILL.md")
-        code, outputs, log = run_action(shared, pr, github, fake_llm_server, event="pull_request", payload=pr_payload())
+        code, outputs, log = run_action(
+            shared, pr, github, fake_llm_server, event="pull_request", payload=pr_payload(), inputs=INPUTS
+        )
     assert code == 1, log
     assert "driftproof: runs alpha: touched by this change (skills/alpha/SKILL.md)" in log
     assert "driftproof: skips beta: not touched by this change" in log

@@ -16,7 +16,6 @@ import shutil
 from pathlib import Path
 
 import httpx
-import pytest
 import yaml
 
 from driftproof import action
@@ -32,7 +31,6 @@ from tests.support.action_sim import (
     TOKEN,
     action_env,
     git,
-    isolate,
     read_outputs,
     scores,
 )
@@ -113,12 +111,6 @@ def store(workspace: Path, upstream: Path) -> str:
 
 def stored(upstream: Path, path: str) -> bytes:
     return (upstream / path).read_bytes()
-
-
-@pytest.fixture
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    isolate(monkeypatch.setenv, monkeypatch.delenv, tmp_path)
-    return tmp_path
 
 
 def test_a_push_runs_the_skills_it_touched_and_keeps_the_others(isolated: Path, fake_llm_server: FakeLLMServer) -> None:

@@ -12,86 +12,32 @@ made the store step fail with "Permission denied", so every PR stayed a first ru
 
 from __future__ import annotations
 
-import io
 import os
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-import httpx
 import pytest
 import yaml
 
-from driftproof import action
 from driftproof.core.models import SCHEMA_VERSION
 from tests.support.action_sim import (
     GOOD,
-    KEY,
     RECEIPT,
     REPOSITORY,
     SKILL,
     TOKEN,
     WORSE,
-    action_env,
     pr_payload,
     push_payload,
-    read_outputs,
     scores,
     suite_yaml,
 )
 from tests.support.fake_github import FakeGitHub
 from tests.support.fake_llm_server import FakeLLMServer
+from tests.support.runner_user import NOBODY, as_nobody, documented_step, git, needs_setpriv, run_action, trusting
 
-NOBODY = 65534
-ROOT = Path(__file__).resolve().parents[2]
-
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv to act as another uid"
-)
-
-
-def store_step() -> str:
-    """The documented store job's commit step, verbatim from docs/action.md."""
-    docs = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
-    block = docs.split("- name: Commit the refreshed receipt and badge", 1)[1]
-    run = block.split("run: |\n", 1)[1].split("```", 1)[0]
-    return "\n".join(line.removeprefix(" " * 10) for line in run.splitlines() if line.strip())
-
-
-def as_nobody(cwd: Path, script: str, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
-    argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "bash", "-euo", "pipefail", "-c"]
-    return subprocess.run([*argv, script], cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=60)
-
-
-#: The upstream is a local bare repository here (``file://``), owned by the runner's user; a real remote is
-#: reached over https, where git checks no ownership. Each user trusts it in its global git config (git reads
-#: ``safe.directory`` only there), as it would trust the remote.
-TRUST = "[safe]\n\tdirectory = *\n"
-
-
-def trusting_config(path: Path, owner: int | None = None) -> Path:
-    path.write_text(TRUST, encoding="utf-8")
-    if owner is not None:
-        os.chown(path, owner, owner)
-    return path
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.environ["DRIFTPROOF_TEST_GITCONFIG"]}
-    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
-
-
-@pytest.fixture
-def shared() -> Iterator[Path]:
-    """A directory another uid can reach (pytest's tmp_path sits under a 0700 directory of root's)."""
-    path = Path(tempfile.mkdtemp(prefix="driftproof-workflow-"))
-    path.chmod(0o755)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+INPUTS = {"github-token": TOKEN}
+pytestmark = needs_setpriv
 
 
 def runner_user_env(home: Path) -> dict[str, str]:
@@ -116,31 +62,10 @@ def checkout(upstream: Path, where: Path, branch: str | None = None) -> Path:
     return where
 
 
-def run_action(
-    shared: Path, workspace: Path, github: FakeGitHub, llm: FakeLLMServer, *, event: str, payload: object
-) -> tuple[int, dict[str, str], str]:
-    step = shared / f"step-{event}-{len(list(shared.glob('step-*')))}"
-    step.mkdir()
-    env = action_env(
-        step,
-        workspace,
-        github.base_url,
-        event_name=event,
-        payload=payload,  # type: ignore[arg-type]
-        inputs={"github-token": TOKEN},
-        extra={"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": llm.base_url, "HOME": str(step)},
-    )
-    env["GIT_CONFIG_GLOBAL"] = str(trusting_config(step / "gitconfig"))
-    out = io.StringIO()
-    with httpx.Client(trust_env=False) as http:
-        code = action.run(env, http=http, stdout=out)
-    return code, read_outputs(step / "output"), out.getvalue()
-
-
 def test_pr_check_store_job_as_the_runner_user_then_a_regressing_pr(
     shared: Path, fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root_config = str(trusting_config(shared / "root-gitconfig"))
+    root_config = str(trusting(shared / "root-gitconfig"))
     monkeypatch.setenv("DRIFTPROOF_TEST_GITCONFIG", root_config)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", root_config)  # the Action's own git calls read the process env
     upstream = shared / "upstream.git"
@@ -156,28 +81,30 @@ def test_pr_check_store_job_as_the_runner_user_then_a_regressing_pr(
     home = shared / "runner-home"
     home.mkdir()
     os.chown(home, NOBODY, NOBODY)
-    trusting_config(home / "gitconfig", NOBODY)
+    trusting(home / "gitconfig", NOBODY)
 
     with FakeGitHub(repository=REPOSITORY, token=TOKEN) as github:
         # 1. the first PR: nothing stored on main, so nothing to compare; the gate passes
         scores(fake_llm_server, GOOD)
         first = checkout(upstream, shared / "pr1", "pr")
         code, outputs, log = run_action(
-            shared, first, github, fake_llm_server, event="pull_request", payload=pr_payload()
+            shared, first, github, fake_llm_server, event="pull_request", payload=pr_payload(), inputs=INPUTS
         )
         assert code == 0, log
         assert "No receipt is stored on main yet" in log
 
         # 2. the merge: the store job on the push to main, then its commit step as the runner's user
         main = checkout(upstream, shared / "main")
-        code, outputs, log = run_action(shared, main, github, fake_llm_server, event="push", payload=push_payload())
+        code, outputs, log = run_action(
+            shared, main, github, fake_llm_server, event="push", payload=push_payload(), inputs=INPUTS
+        )
         assert code == 0, log
         assert outputs["receipt"] == RECEIPT
         for name in ("receipt", "report", "badge"):  # the next step reads what the Action wrote as root
             done = as_nobody(main, f'cat "{outputs[name]}" > /dev/null', runner_user_env(home))
             assert done.returncode == 0, done.stderr
         step_env = {**runner_user_env(home), "RECEIPT": outputs["receipt"], "BADGE": outputs["badge"]}
-        committed = as_nobody(main, store_step(), step_env)
+        committed = as_nobody(main, documented_step("Commit the refreshed receipt and badge"), step_env)
         assert committed.returncode == 0, committed.stderr
         stored = git(upstream, "show", f"main:{RECEIPT}")
         assert '"verification": "TESTED"' in stored
@@ -186,7 +113,7 @@ def test_pr_check_store_job_as_the_runner_user_then_a_regressing_pr(
         scores(fake_llm_server, WORSE)
         second = checkout(upstream, shared / "pr2", "pr")
         code, outputs, log = run_action(
-            shared, second, github, fake_llm_server, event="pull_request", payload=pr_payload()
+            shared, second, github, fake_llm_server, event="pull_request", payload=pr_payload(), inputs=INPUTS
         )
     assert code == 1, log
     assert (outputs["status"], outputs["regressed"]) == ("regressed", "1")

@@ -29,6 +29,7 @@ import httpx
 import yaml
 
 from driftproof import action
+from tests.support.ambient import AMBIENT_CREDENTIALS
 from tests.support.fake_github import FakeGitHub
 from tests.support.fake_llm_script import FakeReply, RecordedRequest, json_text_reply
 from tests.support.fake_llm_server import FakeLLMServer
@@ -52,7 +53,7 @@ Scores = Mapping[str, Mapping[str, Sequence[float]]]
 """case id -> arm -> the score of draw k is ``scores[k % len(scores)]``."""
 
 
-AMBIENT = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "GITHUB_TOKEN")
+AMBIENT = (*AMBIENT_CREDENTIALS, "GITHUB_TOKEN")
 """The variables of the machine running the tests that an Action job must not see."""
 
 
