@@ -103,13 +103,9 @@ def test_resume_polls_the_journaled_batch_instead_of_submitting_again(
     suite: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with FakeLLMServer(responder) as server:
-        _, journal, outcome, requests = cancel_then_resume(  # the job is cancelled at its first wait
-            lambda **kw: run(suite, server, **kw),
-            lambda: (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8"),
-            lambda: list(server.requests),
-            monkeypatch,
-            polls_before_cancel=0,
-        )
+        _, journal, outcome, requests = cancel_then_resume(
+            run, suite, server, monkeypatch, polls_before_cancel=0
+        )  # the job is cancelled at its first wait
     assert '"kind": "batch"' in journal and "msgbatch_fake0001" in journal
     created = [r for r in requests if r.method == "POST"]
     r = outcome.receipt
@@ -172,12 +168,8 @@ def test_polls_made_before_the_cancel_are_counted_after_resume(suite: Path, monk
     with FakeLLMServer(responder) as server:
         server.batches.polls_in_progress = 3  # every batch reads in progress 3 times, ended at the 4th poll
         first, journal, outcome, requests = cancel_then_resume(
-            lambda **kw: run(suite, server, **kw),
-            lambda: (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8"),
-            lambda: list(server.requests),
-            monkeypatch,
-            polls_before_cancel=2,  # K = 2
-        )
+            run, suite, server, monkeypatch, polls_before_cancel=2
+        )  # K = 2
     # resumed: the answers' 3rd poll (in progress) and 4th (ended) + results 2 = 4; the judge batch: create 1 +
     # 4 polls + results 2 = 7. Every request counted: 3 + 4 + 7 = 14 (without the polls journaled: 12)
     assert len(requests) == 3 + 4 + 7 == 14 == outcome.receipt.run.endpoint_attempts

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -11,6 +12,7 @@ from driftproof import batch_runner
 from driftproof.errors import RunInterrupted
 from driftproof.run import RunOutcome
 from tests.support.fake_llm_script import RecordedRequest
+from tests.support.fake_llm_server import FakeLLMServer
 
 
 class CancelledThenResumed(NamedTuple):
@@ -24,14 +26,15 @@ class CancelledThenResumed(NamedTuple):
 
 def cancel_then_resume(
     run: Callable[..., RunOutcome],
-    journal_path: Callable[[], str],
-    requests: Callable[[], list[RecordedRequest]],
+    suite: Path,
+    server: FakeLLMServer,
     monkeypatch: pytest.MonkeyPatch,
     *,
     polls_before_cancel: int,
 ) -> CancelledThenResumed:
-    """Run until ``polls_before_cancel`` polls have read the first batch in progress, cancel the job at the next
-    wait (a ``KeyboardInterrupt``, as a cancelled job's SIGINT), then resume with polls that do not wait."""
+    """``run(suite, server)`` until ``polls_before_cancel`` polls have read the first batch in progress, cancelled
+    at the next wait (a ``KeyboardInterrupt``, as a cancelled job's SIGINT), then resumed with polls that do not
+    wait; the journal is the one the first job left beside the suite's receipt."""
     waits = 0
 
     def cancel_at_the_wait_after(_s: float) -> None:
@@ -42,9 +45,10 @@ def cancel_then_resume(
 
     monkeypatch.setattr(batch_runner.time, "sleep", cancel_at_the_wait_after)
     with pytest.raises(RunInterrupted):
-        run()
-    journal, first = journal_path(), len(requests())
+        run(suite, server)
+    journal = (suite.parent / ".driftproof" / "receipt.json.journal").read_text(encoding="utf-8")
+    first = len(server.requests)
     monkeypatch.undo()
     monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
-    outcome = run(resume=True)
-    return CancelledThenResumed(first, journal, outcome, requests())
+    outcome = run(suite, server, resume=True)
+    return CancelledThenResumed(first, journal, outcome, list(server.requests))
