@@ -5,6 +5,8 @@
   compares the two readings over generated bodies, and every reply the fake server and the cassettes hold is plain.
 - The OpenAI lane posts its body through the SDK client's ``post``, past ``chat.completions.create``'s
   parameter transform: the request on the wire is the one ``create`` sends.
+- The Anthropic lane's client builds no call span when OpenTelemetry has no tracer provider to record it
+  (the SDK would build each span and drop it); under a provider, or one the environment names, it still does.
 """
 
 from __future__ import annotations
@@ -51,6 +53,105 @@ def openai_lane(fake_llm_server: FakeLLMServer) -> Iterator[OpenAIApiLane]:
 
 def refuse(*_: object, **__: object) -> Any:
     raise AssertionError("not called for a plain reply")
+
+
+# -- the anthropic lane builds no call span that nothing records -----------------------------------------------------
+
+
+class RecordingSpan:
+    """The least of an OpenTelemetry span that records: its name, and whether it ended."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.ended = name, False
+
+    def is_recording(self) -> bool:
+        return True
+
+    def end(self, end_time: int | None = None) -> None:
+        self.ended = True
+
+    def get_span_context(self) -> Any:
+        from opentelemetry import trace
+
+        return trace.INVALID_SPAN_CONTEXT
+
+    def __getattr__(self, name: str) -> Callable[..., None]:  # set_attribute, set_status, record_exception, …
+        return lambda *args, **kwargs: None
+
+
+def recording_provider(spans: list[RecordingSpan]) -> Any:
+    """A tracer provider whose tracers keep every span they start in ``spans``."""
+    from opentelemetry import trace
+
+    class Tracer(trace.NoOpTracer):
+        def start_span(self, name: str, *args: Any, **kwargs: Any) -> Any:
+            spans.append(RecordingSpan(name))
+            return spans[-1]
+
+    class Provider(trace.NoOpTracerProvider):
+        def get_tracer(self, *args: Any, **kwargs: Any) -> Any:
+            return Tracer()
+
+    return Provider()
+
+
+def count_span_starts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The span names the SDK's client starts (its module-level `start_api_call_span`), recorded as it is called."""
+    import anthropic._base_client
+
+    started: list[str] = []
+    real = anthropic._base_client.start_api_call_span
+
+    def counted(tracer: Any, base_url: Any, options: Any, *args: Any, **kwargs: Any) -> Any:
+        started.append(str(options.span_name))
+        return real(tracer, base_url, options, *args, **kwargs)
+
+    monkeypatch.setattr(anthropic._base_client, "start_api_call_span", counted)
+    return started
+
+
+def test_without_a_tracer_provider_the_anthropic_lane_builds_no_call_span(
+    fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from opentelemetry import trace
+
+    monkeypatch.delenv("OTEL_PYTHON_TRACER_PROVIDER", raising=False)
+    monkeypatch.delenv("ANTHROPIC_OPEN_TELEMETRY", raising=False)
+    assert isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)  # OpenTelemetry's default: no-op
+    started = count_span_starts(monkeypatch)
+    lane = AnthropicApiLane("m", base_url=fake_llm_server.base_url, environ={"ANTHROPIC_API_KEY": KEY})
+    try:
+        fake_llm_server.queue(ANTHROPIC_MESSAGES, FakeReply(text="an answer"))
+        g = lane.generate(GenerationRequest(prompt="hi"))
+    finally:
+        lane.close()
+    assert (g.error, g.text) == (None, "an answer")
+    assert started == []  # the SDK's default (`open_telemetry` not given) started ["anthropic.messages.create"]
+
+
+def test_under_a_tracer_provider_the_anthropic_lane_still_records_its_call_spans(
+    fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from opentelemetry import trace
+
+    spans: list[RecordingSpan] = []
+    monkeypatch.delenv("ANTHROPIC_OPEN_TELEMETRY", raising=False)
+    monkeypatch.setattr(trace, "_TRACER_PROVIDER", recording_provider(spans))  # as set_tracer_provider leaves it
+    lane = AnthropicApiLane("m", base_url=fake_llm_server.base_url, environ={"ANTHROPIC_API_KEY": KEY})
+    try:
+        fake_llm_server.queue(ANTHROPIC_MESSAGES, FakeReply(text="one"), FakeReply(text="two"))
+        texts = [lane.generate(GenerationRequest(prompt="hi")).text for _ in range(2)]
+    finally:
+        lane.close()
+    assert texts == ["one", "two"]
+    assert [(s.name, s.ended) for s in spans] == [("anthropic.messages.create", True)] * 2
+
+
+def test_a_provider_the_environment_names_keeps_the_sdks_spans(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_PYTHON_TRACER_PROVIDER", "some_provider")  # loaded by OpenTelemetry when first asked
+    assert anthropic_api.spans_can_record() is True
+    monkeypatch.delenv("OTEL_PYTHON_TRACER_PROVIDER")
+    assert anthropic_api.spans_can_record() is False
 
 
 # -- the anthropic lane reads a plain reply without the SDK's models ------------------------------------------------
