@@ -52,6 +52,7 @@ def answer_record(gen: Generation) -> AnswerRecord:
         skills_fired=gen.skills_fired,
         side_calls=gen.side_calls,
         harness_overhead=gen.extra.get("harness_overhead"),
+        request_draws=gen.extra.get(REQUEST_SAMPLES),
     )
 
 
@@ -116,6 +117,7 @@ def _common(record: AnswerRecord) -> dict[str, Any]:
         "skills_fired": list(record.skills_fired) if record.skills_fired is not None else None,
         "side_calls": list(record.side_calls) if record.side_calls is not None else None,
         "harness_overhead": record.harness_overhead,
+        "request_draws": record.request_draws,
     }
 
 

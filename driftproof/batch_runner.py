@@ -6,6 +6,9 @@ one batch per lane: the answers of every case's round together, then their judge
 rule runs round by round, as without ``--batch``, and results are stored by index, so the receipt is the same
 as a run's without it, plus the batch ids (``batch_ids``).
 
+A batch line asks for one draw's answer (`BatchRunner.draws_per_request`: the draws of an arm's round are not grouped
+with ``n`` in a batch), and for all of a draw's judge samples where the judge lane allows (``n``).
+
 Each lane goes through its provider's batch API (`driftproof.lanes.batch_api.BatchApi`: Anthropic Message
 Batches, the OpenAI Batch API), so an Anthropic answerer and an OpenAI judge each use their own.
 
@@ -126,8 +129,16 @@ class BatchRunner(Runner):
         future: Future[Generation] = Future()
         futures[future] = (kind, key)
         future.add_done_callback(self._done.put)
-        request = self.answer_request(*args) if kind == "answer" else self.judge_call_request(*args)
-        self._queued.append(_Queued(future, kind, custom_id(kind, key), request))
+        if kind == "answer":  # one draw per request (`draws_per_request`): its custom_id names the draw
+            ci, arm, (index,) = key
+            name, request = custom_id(kind, (ci, arm, index)), self.answers_request(*args)
+        else:
+            name, request = custom_id(kind, key), self.judge_call_request(*args)
+        self._queued.append(_Queued(future, kind, name, request))
+
+    def draws_per_request(self) -> int:
+        """One: a batch line asks for one draw's answer (the judge's samples of a draw still share a line)."""
+        return 1
 
     def _next_done(self) -> Future[Generation]:
         """The next call that came back; once all are handled, the queued calls go out as batches."""

@@ -73,6 +73,8 @@ class AnswerRecord:
     side_calls: tuple[SideCall, ...] | None = None
     skills_fired: tuple[str, ...] | None = None
     harness_overhead: Mapping[str, Any] | None = None
+    request_draws: int | None = None
+    """How many draws the one request that returned this answer returned, when more than one (`Draw.request_draws`)."""
 
     def to_json(self) -> Entry:
         """The record as JSON values."""

@@ -1,5 +1,5 @@
-"""Judge samples in one request: the samples of one draw grouped into the requests a judge lane allows, and one
-request's reply split back into one `Generation` per sample.
+"""Judge samples, and draws, in one request: the samples of one draw (or the draws of one arm's round) grouped
+into the requests a lane allows, and one request's reply split back into one `Generation` per sample (or draw).
 
 A lane whose API answers one prompt several times in one request (`Lane.samples_per_request`, Chat Completions
 ``n``) is asked for the missing samples of a draw in as few requests as it allows. Each sample is still its own
@@ -8,6 +8,12 @@ request's, the same on each); the request's endpoint attempts and its usage are 
 samples carry ``attempts=0`` and no usage, so neither is counted more than once (the run's ``endpoint_attempts``
 is the requests made; judge overhead counts the request's tokens once). A reply with fewer choices than asked
 for (a server that ignores ``n``) gives the samples it holds; the runner asks again for the rest.
+
+The answers of one arm of one case that a round asks for share one request too (the same prompt, system, model
+and output limit), so the runner groups and splits them the same way (``Runner.draws_per_request``): each draw is
+its own logical call with its own answer, its first carrying the request's attempts and usage, and
+``REQUEST_SAMPLES`` becomes its ``request_draws``. The choices of one request are independent samples of the same
+prompt, as separate requests are.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from dataclasses import replace
 from driftproof.lanes.base import Generation
 
 REQUEST_SAMPLES = "request_samples"
-"""The `Generation.extra` key of how many samples the one request that returned a sample returned."""
+"""The `Generation.extra` key of how many samples (or draws) the one request that returned one returned."""
 
 
 def sample_groups(missing: list[int], per_request: int) -> list[tuple[int, ...]]:

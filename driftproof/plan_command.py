@@ -26,8 +26,8 @@ from driftproof.core.plan_sentences import plan_json, plan_lines
 from driftproof.core.reading import not_regradable
 from driftproof.core.words import JudgeMode, Provider, Surface
 from driftproof.errors import InputError
-from driftproof.lanes.registry import default_model_of
-from driftproof.planning import check_budget, check_max_tokens, plan_of, plan_settings, pricing_for
+from driftproof.lanes.registry import default_model_of, samples_per_request_of
+from driftproof.planning import check_budget, check_max_tokens, per_request, plan_of, plan_settings, pricing_for
 from driftproof.receipts import load_receipt
 from driftproof.run import RunRequest, resolve_counts, surface_of
 from driftproof.runner import JUDGE_MAX_TOKENS
@@ -82,7 +82,11 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
             raise InputError(f"{request.reference}: {why}; a plan draws against a receipt of Driftproof's own runs")
     models = (request.model or default_model_of(request.provider, surface_of(request)), judge_model)
     pricing = pricing_for(models, request.price_table, budget, batch=request.batch)
-    settings = plan_settings(counts.stopping_rule(), counts.judge_samples, (max_tokens, JUDGE_MAX_TOKENS), skill_text)
+    (_, provider, surface), (_, judge_provider, judge_surface) = lanes_of(request)  # as the run builds them
+    answering = samples_per_request_of(provider, surface)
+    grouped = per_request(answering, samples_per_request_of(judge_provider, judge_surface), batch=request.batch)
+    ceilings = (max_tokens, JUDGE_MAX_TOKENS)
+    settings = plan_settings(counts.stopping_rule(), counts.judge_samples, ceilings, skill_text, per_request=grouped)
     arms = (*ARM_ORDER, PLACEBO_ARM) if request.placebo else ARM_ORDER  # a placebo arm is as long as the skill
     pairwise = request.judge_mode == JudgeMode.PAIRWISE
     settings = replace(settings, carried=dict(carried or {}), arms=arms, pairwise=pairwise)

@@ -36,6 +36,7 @@ from driftproof.planning import (
     budget_needed,
     check_budget,
     check_max_tokens,
+    per_request,
     plan_of,
     plan_settings,
     pricing_for,
@@ -447,7 +448,10 @@ def _plan(
     placebo = placebo_text(estimate_tokens(skill_text)) if request.placebo else None
     arms = (*ARMS, PLACEBO_ARM) if placebo else ARMS
     carried = _carried_per_case(carry, suite)
-    settings = plan_settings(rule, counts.judge_samples, ceilings, skill_text, carried=carried, arms=arms)
+    grouped = per_request(lane.samples_per_request(), judge.samples_per_request(), batch=request.batch)
+    settings = plan_settings(
+        rule, counts.judge_samples, ceilings, skill_text, carried=carried, arms=arms, per_request=grouped
+    )
     settings = replace(settings, pairwise=request.judge_mode == JudgeMode.PAIRWISE)
     anchors = canary_set(suite, request.canaries, default=request.default_canaries)
     sizes = canary_sizes(anchors.canaries if anchors else None, counts.judge_samples, JUDGE_MAX_TOKENS)

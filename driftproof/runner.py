@@ -3,8 +3,10 @@
 The main thread runs an event loop over a completion queue: every call that comes back is journaled at once; a
 finished answer sends its judge samples; a draw whose samples are all in is finalised, journaled and recorded by
 index; a case whose round is complete asks the stopping rule for more draws, which take the smallest free
-indices of their arm; at most `DRAWS_IN_FLIGHT` draws are under way at once. Results are stored by index, so
-the receipt does not depend on timing. Ctrl-C (or a kill) leaves the journal and no receipt; ``--resume``
+indices of their arm; at most `DRAWS_IN_FLIGHT` draws are under way at once. The draws of one arm that a round
+asks for (one prompt, system, model and output limit) go in as few requests as the answering lane allows
+(`Runner.draws_per_request`), each still its own logical call (`driftproof.judge_batch`). Results are stored by
+index, so the receipt does not depend on timing. Ctrl-C (or a kill) leaves the journal and no receipt; ``--resume``
 finishes the run from it (`driftproof.resume`) without asking again for any answer or judge sample that came
 back.
 """
@@ -157,7 +159,7 @@ class Runner:
         self._drawing: set[tuple[int, str, int]] = set()
         """The draws whose answer went to the pool and which are not finished (`DRAWS_IN_FLIGHT`)."""
         self._waiting: deque[tuple[Any, Any, tuple[Any, ...]]] = deque()
-        """Answers asked for beyond `DRAWS_IN_FLIGHT`, in the order asked: sent as draws finish."""
+        """Answer requests asked for beyond `DRAWS_IN_FLIGHT`, in the order asked: each sent once its draws fit."""
         self._draws_in_flight = max(DRAWS_IN_FLIGHT, 4 * options.concurrency)
         self._field_sets = FieldSets()
         """The finished draws' models share their sets of field names (`driftproof.receipt_memory`)."""
@@ -182,8 +184,17 @@ class Runner:
         self.pairwise: dict[int, list[PairwiseResult]] | None = None
 
     # -- calls (worker threads) -------------------------------------------------------------------
-    def _generate(self, case: SuiteCase, arm: str, index: int) -> Generation:
-        return self.lane.generate(self.answer_request(case, arm, index))
+    def _generate(self, case: SuiteCase, arm: str, draws: tuple[int, ...]) -> Generation:
+        return self.lane.generate(self.answers_request(case, arm, draws))
+
+    def draws_per_request(self) -> int:
+        """How many draws of one arm one answer request may ask for: what the answering lane allows (Chat
+        Completions ``n`` on the OpenAI API lane, 1 elsewhere), never more than `DRAWS_IN_FLIGHT`."""
+        return max(1, min(self.lane.samples_per_request(), self._draws_in_flight))
+
+    def answers_request(self, case: SuiteCase, arm: str, draws: tuple[int, ...]) -> GenerationRequest:
+        """The one request of the answers of ``draws`` (draw indices of one arm, the first its ``draw_index``)."""
+        return replace(self.answer_request(case, arm, draws[0]), samples=len(draws))
 
     def answer_request(self, case: SuiteCase, arm: str, index: int) -> GenerationRequest:
         """The request of one answer."""
@@ -249,14 +260,8 @@ class Runner:
                     continue
                 if kind == "judge":
                     self._on_request(pool, futures, key, gen)
-                    continue
-                self._count(gen, (*key, ANSWER))
-                record = self._arrived(kind, key, gen)
-                self._watch(gen, self.lane if kind == "answer" else self.judge, kind)
-                if isinstance(record, AnswerRecord):
-                    self._on_answer(pool, futures, key, record)
                 else:
-                    self._on_sample(pool, futures, key, record)
+                    self._on_answers(pool, futures, key, gen)
             self._release_held()
         except BaseException as exc:  # Ctrl-C, or a lane that cannot go on: leave the journal, stop the pool
             self._stopping.set()
@@ -292,12 +297,15 @@ class Runner:
 
     def _submit(self, pool: ThreadPoolExecutor, futures: Futures, kind: str, key: Any, fn: Any, *args: Any) -> None:
         """Submit one call; when it finishes, its future joins the completion queue (O(1) per call). An answer
-        beyond `DRAWS_IN_FLIGHT` draws under way waits in `_waiting` instead."""
+        request whose new draws would take the draws under way past `DRAWS_IN_FLIGHT` waits in `_waiting` instead,
+        as does every one asked for after it; one asking again for draws already under way is sent at once."""
         if kind == "answer":
-            if len(self._drawing) >= self._draws_in_flight:
+            ci, arm, draws = key
+            new = [(ci, arm, i) for i in draws if (ci, arm, i) not in self._drawing]
+            if new and (self._waiting or len(self._drawing) + len(new) > self._draws_in_flight):
                 self._waiting.append((key, fn, args))
                 return
-            self._drawing.add(key)
+            self._drawing.update(new)
         future: Future[Generation] = pool.submit(self._guarded, fn, *args)
         futures[future] = (kind, key)
         future.add_done_callback(self._done.put)
@@ -381,12 +389,12 @@ class Runner:
                 self.ledger.commit(ci, arm)
             self.tally.lost += result.draw.score is None
         waiting = restored.waiting.get(ci, {})
-        redraw = [(arm, i) for arm in self.arms for i in restored.to_draw(ci, arm) if i not in self.results[ci][arm]]
-        self._outstanding[ci] = len(waiting) + len(redraw)
+        redraw = {arm: [i for i in restored.to_draw(ci, arm) if i not in self.results[ci][arm]] for arm in self.arms}
+        self._outstanding[ci] = len(waiting) + sum(map(len, redraw.values()))
         if not self._outstanding[ci]:
             self._next_round(pool, futures, ci)
-        for arm, index in redraw:
-            self._submit_answer(pool, futures, ci, arm, index)
+        for arm, indices in redraw.items():
+            self._start_answers(pool, futures, ci, arm, indices)
         for (arm, index), answer in waiting.items():
             if self.ledger is not None:
                 self.ledger.commit(ci, arm)
@@ -439,16 +447,39 @@ class Runner:
         if self._outstanding[ci]:
             self._write(round_entry(case.id, drawn))
         for arm, indices in drawn.items():
-            for index in indices:
-                self._submit_answer(pool, futures, ci, arm, index)
+            self._start_answers(pool, futures, ci, arm, indices)
 
-    def _submit_answer(self, pool: ThreadPoolExecutor, futures: Futures, ci: int, arm: str, index: int) -> None:
-        if self.ledger is not None:
-            self.ledger.commit(ci, arm)
-        self._submit(pool, futures, "answer", (ci, arm, index), self._generate, self.suite.cases[ci], arm, index)
-        self.tally.planned += 1 + self.options.judge_samples
+    def _start_answers(self, pool: ThreadPoolExecutor, futures: Futures, ci: int, arm: str, indices: list[int]) -> None:
+        """Start the draws ``indices`` of one arm: each draw's worst case is committed to the budget before any
+        request that asks for it is sent (a request for several draws reserves for all of them)."""
+        for _ in indices:
+            if self.ledger is not None:
+                self.ledger.commit(ci, arm)
+            self.tally.planned += 1 + self.options.judge_samples
+        self._ask_answers(pool, futures, ci, arm, indices)
+
+    def _ask_answers(self, pool: ThreadPoolExecutor, futures: Futures, ci: int, arm: str, indices: list[int]) -> None:
+        """Ask for the answers of draws ``indices`` of one arm, in as few requests as `draws_per_request` allows."""
+        case = self.suite.cases[ci]
+        for group in sample_groups(indices, self.draws_per_request()):
+            self._submit(pool, futures, "answer", (ci, arm, group), self._generate, case, arm, group)
 
     # -- answers, samples, draws -------------------------------------------------------------------
+    def _on_answers(self, pool: ThreadPoolExecutor, futures: Futures, key: Any, gen: Generation) -> None:
+        """An answer request that came back: each draw it holds is a logical call, journaled at once, then judged;
+        the draws a short reply left out (a server that ignores ``n``) are asked for again."""
+        ci, arm, draws = key
+        answers = split_samples(gen, len(draws))
+        records = []
+        for index, one in zip(draws, answers, strict=False):
+            self._count(one, (ci, arm, index, ANSWER))
+            records.append(cast(AnswerRecord, self._arrived("answer", (ci, arm, index), one)))
+        self._watch(gen, self.lane, "answer")
+        for index, record in zip(draws, records, strict=False):
+            self._on_answer(pool, futures, (ci, arm, index), record)
+        if len(answers) < len(draws):
+            self._ask_answers(pool, futures, ci, arm, list(draws[len(answers) :]))
+
     def _on_answer(
         self, pool: ThreadPoolExecutor, futures: Futures, key: tuple[int, str, int], record: AnswerRecord
     ) -> None:
@@ -526,8 +557,9 @@ class Runner:
         self._write(draw_entry(self.suite.cases[ci].id, arm, result), hold=finished.lost_to_a_failed_call)
         self.results[ci][arm][result.draw.index] = self._kept(ci, arm, result)
         self._drawing.discard((ci, arm, result.draw.index))
-        while self._waiting and len(self._drawing) < self._draws_in_flight:
+        while self._waiting and len(self._drawing) + len(self._waiting[0][0][2]) <= self._draws_in_flight:
             key, fn, args = self._waiting.popleft()
+            self._drawing.update((key[0], key[1], i) for i in key[2])  # under way now: sent at once
             self._submit(pool, futures, "answer", key, fn, *args)
         self._progress("draw", self.tally)
         self._outstanding[ci] -= 1

@@ -178,7 +178,8 @@ class Draw(_Model):
     checks: list[CheckResult] = Field(default_factory=list)
     """Post-check results on the answer, never scored; empty when none ran."""
     usage: Usage | None = None
-    """Generation tokens of this draw (the answer, not its judging); null when not reported."""
+    """Generation tokens of this draw (the answer, not its judging); null when not reported, and on every draw but
+    the first of a request that returned several (request_draws), whose usage the first carries for all of them."""
     reported_model: str | None = None
     """Model id the answering reply reported, verbatim (see model_source); null when none is known."""
     served_model: str | None = None
@@ -199,7 +200,12 @@ class Draw(_Model):
     side_calls: list[SideCall] | None = None
     """Harness calls on other models beside the answer; null when none were reported."""
     endpoint_attempts: Count | None = None
-    """Runner attempts for this draw's answer, retries and timeouts in; null when not recorded."""
+    """Runner attempts for this draw's answer, retries and timeouts in; 0 on every draw but the first of a request
+    that returned several (request_draws), whose attempts the first carries; null when not recorded."""
+    request_draws: Count | None = None
+    """From 0.17, how many draws of its arm the one request that returned this draw's answer returned (Chat
+    Completions n: independent samples of the same prompt, as separate requests are), the request id and reported
+    model shared by them; null when its request returned it alone. Since 0.17."""
     harness_overhead: HarnessOverhead | None = None
     """The tokens, turns and cost the CLI harness reported beyond the prompt and skill; null off the CLI surface."""
     source_outcome: str | None = None

@@ -13,6 +13,12 @@ The worst case of one call is its prompt estimate plus its output ceiling:
 A draw is an answer and its judge samples; the budget rule reserves a draw's worst case before its answer call
 starts, so no judge call of a started draw can take the run past the budget.
 
+Where a lane answers one prompt several times in one request (Chat Completions ``n``: `PlanSettings.draws_per_request`
+for the answers of an arm's round, `PlanSettings.samples_per_request` for a draw's judge samples), the request's
+input is sent, and billed, once: the floor counts it once (an arm's first-round draws in one request, a draw's
+samples in one). The worst case does not change: a server that ignores ``n`` is asked again for every draw and
+sample it left out, one per request, so each still reserves its own input.
+
 Dollars are at the price each kind of call is billed at (`Pricing`): with ``--batch`` the answers and the draws'
 judge samples go through a provider batch API, at the batch price, while the judge calls never batched (the
 canaries', the pairwise calls: `Spend.unbatched_input`) stay at the list price.
@@ -166,6 +172,10 @@ class PlanSettings:
     """The arms each case draws: with ``--placebo`` the third, ``placebo``, which sends the skill's size too."""
     pairwise: bool = False
     """``--judge-mode pairwise``: each draw pair adds two side-by-side judge calls (`pair_worst`)."""
+    draws_per_request: int = 1
+    """How many draws of one arm one answer request can ask for (the answering lane's ``n``; 1 with ``--batch``)."""
+    samples_per_request: int = 1
+    """How many judge samples of one draw one judge request can ask for (the judge lane's ``n``)."""
 
 
 def draw_worst(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
@@ -212,15 +222,21 @@ def pairs_of(draws: Mapping[str, Range]) -> Range:
     return Range(min(int(ws.low or 0), int(base.low or 0)), min(int(ws.high or 0), int(base.high or 0)))
 
 
-def draw_floor(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
-    """The least one draw can spend: the prompts alone, no output (the answer and the scores come on top).
+def draw_floor(sizes: CaseSizes, settings: PlanSettings, arm: str, draws: int = 1) -> Spend:
+    """The least ``draws`` draws of one arm, asked for in one round, can spend: the prompts alone, no output (the
+    answer and the scores come on top); a request for several draws or samples sends its prompt once.
 
     >>> s = PlanSettings(3, 10, 5, max_tokens=2048, judge_max_tokens=1024, skill=300)
     >>> draw_floor(CaseSizes("c", prompt=100, judge_template=400), s, "baseline").tokens  # 100 + 5 × 400
     2100
+    >>> n = PlanSettings(3, 10, 5, 2048, 1024, skill=300, draws_per_request=128, samples_per_request=128)
+    >>> draw_floor(CaseSizes("c", prompt=100, judge_template=400), n, "with_skill", 3).tokens  # 400 + 3 × 400
+    1600
     """
     skill = settings.skill if arm != ArmName.BASELINE else 0
-    return Spend(sizes.prompt + skill, 0, settings.judge_samples * sizes.judge_template, 0)
+    answers = -(-draws // max(1, settings.draws_per_request))  # requests: ceil(draws / per request)
+    judged = -(-settings.judge_samples // max(1, settings.samples_per_request))
+    return Spend(answers * (sizes.prompt + skill), 0, draws * judged * sizes.judge_template, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +285,7 @@ def plan_case(sizes: CaseSizes, settings: PlanSettings, prices: Pricing) -> Case
     """One case's plan: per arm, the fewest draws at their floor to the most draws at their worst case."""
     draws = {arm: arm_draws(settings, arm) for arm in settings.arms}
     per_draw = 1 + settings.judge_samples
-    low = sum((draw_floor(sizes, settings, a).times(int(draws[a].low or 0)) for a in settings.arms), Spend())
+    low = sum((draw_floor(sizes, settings, a, int(draws[a].low or 0)) for a in settings.arms), Spend())
     high = sum((draw_worst(sizes, settings, a).times(int(draws[a].high or 0)) for a in settings.arms), Spend())
     pairs = pairs_of(draws) if settings.pairwise else Range(0, 0)
     low += Spend(unbatched_input=2 * sizes.pairwise_template).times(int(pairs.low or 0))

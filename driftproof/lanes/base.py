@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from driftproof.core.defaults import DEFAULTS
@@ -162,6 +162,9 @@ class Lane(ABC):
 
     provider: Provider
     surface: Surface
+    SAMPLES_PER_REQUEST: ClassVar[int] = 1
+    """The most answers to one prompt one request of this lane can ask for (read without building the lane, by
+    ``driftproof plan``); `samples_per_request` says how many it asks for now."""
 
     @abstractmethod
     def generate(self, request: GenerationRequest) -> Generation:
@@ -173,7 +176,7 @@ class Lane(ABC):
 
     def samples_per_request(self) -> int:
         """How many answers to one prompt this lane can ask for in one request (``GenerationRequest.samples``)."""
-        return 1
+        return self.SAMPLES_PER_REQUEST
 
     def harness(self) -> Harness | None:
         """The CLI harness and its printed version (CLI surface only)."""

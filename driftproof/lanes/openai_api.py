@@ -70,6 +70,7 @@ class OpenAIApiLane(ApiLane):
     DEFAULT_MODEL = DEFAULT_MODEL
     DEFAULT_BASE_URL = DEFAULT_BASE_URL
     SDK_PACKAGE = "openai"
+    SAMPLES_PER_REQUEST = MAX_CHOICES
     _client: openai.OpenAI
 
     def __init__(
@@ -124,7 +125,7 @@ class OpenAIApiLane(ApiLane):
 
     def samples_per_request(self) -> int:
         """Chat Completions answers one prompt ``n`` times in one request; 1 once an endpoint ignored ``n``."""
-        return 1 if self._ignores_n else MAX_CHOICES
+        return 1 if self._ignores_n else self.SAMPLES_PER_REQUEST
 
     @property
     def client(self) -> openai.OpenAI:

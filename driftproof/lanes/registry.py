@@ -161,3 +161,12 @@ def default_model_of(provider: Provider, surface: Surface) -> str | None:
     cls = _lane_class(provider, surface)
     model = getattr(cls, "DEFAULT_MODEL", None)
     return model if isinstance(model, str) else None
+
+
+def samples_per_request_of(provider: str, surface: str) -> int:
+    """How many answers to one prompt one request of a lane can ask for (`Lane.SAMPLES_PER_REQUEST`), read from its
+    class without building it; 1 for a lane not in the table."""
+    if (provider, surface) not in LANES:
+        return 1
+    most = getattr(_lane_class(Provider(provider), Surface(surface)), "SAMPLES_PER_REQUEST", 1)
+    return most if isinstance(most, int) and most >= 1 else 1

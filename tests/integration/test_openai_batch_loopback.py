@@ -10,6 +10,7 @@ import pytest
 from driftproof import batch_runner
 from driftproof.core.reading import read_receipt
 from driftproof.run import RunOutcome, RunRequest, run_suite
+from driftproof.runner import Runner
 from tests.integration.test_run_loopback import SKILL, env_for
 from tests.integration.test_run_loopback import suite as suite  # the fixture
 from tests.support.batch_resume import cancel_then_resume
@@ -66,8 +67,13 @@ def uploaded(server: FakeLLMServer) -> list[dict[str, object]]:
     return [json.loads(line) for file_id in inputs for line in files[file_id].decode().splitlines()]
 
 
-def test_openai_batch_run_uploads_a_round_then_its_judge_calls_same_numbers_as_without_batch(suite: Path) -> None:
-    with FakeLLMServer(responder) as server:
+def test_openai_batch_run_uploads_a_round_then_its_judge_calls_same_numbers_as_without_batch(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a batch line asks for one draw's answer (`BatchRunner.draws_per_request`): compared with a run without
+    # --batch that asks for one draw per request too (it would ask for an arm's 2 draws in one, n 2)
+    with FakeLLMServer(responder) as server, monkeypatch.context() as one_draw:
+        one_draw.setattr(Runner, "draws_per_request", lambda self: 1)
         plain = run(suite, server, batch=False)
         sent = sorted(json.dumps(r.body, sort_keys=True) for r in server.requests if r.path == OPENAI_CHAT)
     with FakeLLMServer(responder) as server:

@@ -174,9 +174,10 @@ def test_n_judge_samples_in_one_request_give_the_receipt_one_request_per_sample_
     for r in (batched, single):
         # 12 answers + 24 samples, each its own logical call
         assert r.run.logical_calls == 36
-    # endpoint attempts are the requests: 12 answers + 12 judge requests, against 12 + 24
-    assert (batched.run.endpoint_attempts, single.run.endpoint_attempts) == (24, 36)
-    assert len(batched_sent) == 24 and len(single_sent) == 36
+    # endpoint attempts are the requests: 4 answer requests (a case's arm's 3 draws in one, n 3) + 12 judge
+    # requests, against 12 + 24
+    assert (batched.run.endpoint_attempts, single.run.endpoint_attempts) == (16, 36)
+    assert len(batched_sent) == 16 and len(single_sent) == 36
     # the same scores, bands, verdicts and lift: with the skill every draw gets (0.9, 0.8), (0.85, 0.95), ...
     assert figures(batched) == figures(single)
     assert figures(batched)[0][1] == pytest.approx([0.85, 0.9, 0.85])  # (0.9+0.8)/2, (0.85+0.95)/2, (0.9+0.8)/2

@@ -118,8 +118,10 @@ def test_openai_lane_with_a_lost_draw(suite: Path) -> None:
     b_base = r.cases[1].baseline.draws
     assert [d.status for d in b_base] == ["lost", "lost", "lost"] and b_base[0].lost_reason == "no answer"
     assert {d.model_source for d in b_base} == {"reported"}  # an empty reply still named its model
-    # 12 answers + 9 judged draws x 2 samples = 30 logical calls, plus the one retried 500
-    assert (r.run.logical_calls, r.run.endpoint_attempts) == (30, 31)
+    # 12 answers + 9 judged draws x 2 samples = 30 logical calls; the attempts: the 12 answers in 4 requests (one
+    # per case and arm, n 3), 18 judge requests (the Anthropic judge asks one sample each), and the retried 500
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (30, 4 + 18 + 1)
+    assert [d.endpoint_attempts for d in r.cases[0].with_skill.draws] == [2, 0, 0]  # the 500 and its retry
     assert r.run.lane.provider == "openai" and r.run.lane.models_reported == ["gpt-5-mini"]
     reading = read_receipt(r)
     # case b: baseline has no measured draw -> underpowered; lift uses case a only: 0.9 - 0.4

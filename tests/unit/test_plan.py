@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from math import isclose
 
 from hypothesis import given
@@ -52,6 +53,22 @@ def test_plan_case_and_total_hand_computed() -> None:
     assert plan.cases[1].tokens == Range(4140, 5 * 1440 + 5 * 1340)
     assert plan.total.calls == Range(36, 60)
     assert plan.total.tokens == Range(3960 + 4140, 13600 + 13900)
+
+
+def test_a_grouped_request_counts_its_input_once_in_the_floor_and_the_worst_case_stays() -> None:
+    grouped = replace(SETTINGS, draws_per_request=128, samples_per_request=128)
+    c = plan_suite([CASE], grouped, Pricing(PRICE, PRICE)).cases[0]
+    assert c.calls == Range(18, 30)  # logical calls as before: each draw and each sample is still one
+    # floor: each arm's 3 first-round answers in one request, each draw's 2 judge samples in one:
+    # with 110 + 3 × 300 = 1010, baseline 10 + 3 × 300 = 910 -> 1920 (one call per request: 3960)
+    # worst: as before, 13600: a server that ignores n is asked again, one call per request
+    assert c.tokens == Range(1920, 13600)
+    assert c.usd.low is not None and isclose(c.usd.low, 0.00192, abs_tol=1e-12)  # inputs only, at $1
+    # two answers per request: the 3 take 2 requests (2 × 110, 2 × 10), the samples one each (12 × 300)
+    assert plan_suite([CASE], replace(SETTINGS, draws_per_request=2), Pricing()).cases[0].tokens.low == 3840
+    # a carried baseline arm draws none: nothing of it in the floor (with: 110 + 3 × 300)
+    carried = replace(grouped, carried={"baseline": 4})
+    assert plan_suite([CASE], carried, Pricing()).cases[0].tokens.low == 1010
 
 
 def test_a_plan_without_a_price_has_no_dollar_figure() -> None:
