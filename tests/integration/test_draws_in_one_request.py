@@ -32,6 +32,7 @@ from driftproof.run import RunRequest, run_suite
 from driftproof.suite import load_suite
 from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest
 from tests.support.fake_llm_server import OPENAI_CHAT, FakeLLMServer
+from tests.support.suites import two_case_suite
 
 MODEL = "gpt-5-mini"
 REPORTED = "gpt-5-mini-2025-08-07"
@@ -41,10 +42,7 @@ PROMPTS = {"a": "Task a.", "b": "Task b."}  # 7 chars = 2 tokens
 
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
-    (tmp_path / "SKILL.md").write_text(SKILL, encoding="utf-8")
-    cases = [{"id": cid, "prompt": prompt, "rubric": "feat wins"} for cid, prompt in PROMPTS.items()]
-    (tmp_path / "suite.yaml").write_text(yaml.safe_dump({"skill": "SKILL.md", "cases": cases}), encoding="utf-8")
-    return tmp_path / "suite.yaml"
+    return two_case_suite(tmp_path, skill=SKILL)  # cases a and b, prompts PROMPTS
 
 
 def one_case(suite: Path) -> Path:

@@ -11,7 +11,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-import yaml
 
 from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
@@ -20,6 +19,7 @@ from driftproof.lanes.openai_api import OpenAIApiLane
 from driftproof.run import RunRequest, run_suite
 from tests.support.fake_llm_script import FakeReply, FakeUsage, RecordedRequest, Responder, json_text_reply
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, OPENAI_CHAT, FakeLLMServer
+from tests.support.suites import two_case_suite
 
 SKILL = "S" * 400  # 400 chars = 100 tokens at ceil(chars / 4)
 PROMPTS = {"a": "Task a.", "b": "Task b."}  # 7 chars each: with the skill, 407 chars = 102 tokens
@@ -32,10 +32,7 @@ def tokens(text: str) -> int:
 
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
-    (tmp_path / "SKILL.md").write_text(SKILL, encoding="utf-8")
-    cases = [{"id": cid, "prompt": prompt, "rubric": "feat wins"} for cid, prompt in PROMPTS.items()]
-    (tmp_path / "suite.yaml").write_text(yaml.safe_dump({"skill": "SKILL.md", "cases": cases}), encoding="utf-8")
-    return tmp_path / "suite.yaml"
+    return two_case_suite(tmp_path, skill=SKILL)  # cases a and b, prompts PROMPTS
 
 
 def env_for(server: FakeLLMServer) -> dict[str, str]:

@@ -11,9 +11,10 @@ import yaml
 SKILL = "Always answer with a Conventional Commits subject line."
 
 
-def two_case_suite(folder: Path, **extra: Any) -> Path:
-    """Write the skill and the suite (with any further top-level keys, ``canaries=…`` say) into ``folder``."""
-    (folder / "SKILL.md").write_text(SKILL, encoding="utf-8")
+def two_case_suite(folder: Path, *, skill: str = SKILL, **extra: Any) -> Path:
+    """Write the skill (``skill``, the one-line skill unless given) and the suite (with any further top-level keys,
+    ``canaries=…`` say) into ``folder``."""
+    (folder / "SKILL.md").write_text(skill, encoding="utf-8")
     body = {
         "skill": "SKILL.md",
         "cases": [
