@@ -8,7 +8,10 @@ load + schema + seal + models, the diff and the rendering all counted); its wall
 (``os.wait4``, one child at a time) are taken. The bare parse is timed in its own subprocess too
 (``json.loads`` of each file's bytes).
 CPU seconds (the child's user + system time) are printed beside wall seconds: on a shared machine the wall
-figure moves with the load, the CPU figure far less.
+figure moves with the load, the CPU figure far less. The children run from compiled bytecode, as an installed
+Driftproof does (pip compiles it on install): ``PYTHONDONTWRITEBYTECODE`` is dropped from their environment and
+their bytecode kept under the run's temporary directory (``PYTHONPYCACHEPREFIX``), written by one warm-up run of
+each command that is not counted; without it every run would compile Driftproof's sources again (0.1 s).
 Run: ``.venv/bin/python benchmarks/diff_scale.py [CASES ...]`` (default 1000 3000 5000); ``DRIFTPROOF_TREE=DIR``
 times the commands of another source tree (an older commit's, for a before figure); ``DIFF_SCALE_RUNS``
 sets how many runs of each (3). Prints figures;
@@ -69,9 +72,10 @@ class Run(NamedTuple):
     rss: float
 
 
-def child(argv: list[str]) -> Run:
+def child(argv: list[str], pycache: Path) -> Run:
     """One fresh subprocess, its output discarded; ``wait4`` gives the resource usage of that child alone."""
-    env = {**os.environ, "PYTHONPATH": os.environ.get("DRIFTPROOF_TREE", str(ROOT))}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=os.environ.get("DRIFTPROOF_TREE", str(ROOT)), PYTHONPYCACHEPREFIX=str(pycache))
     t0 = time.perf_counter()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
@@ -98,9 +102,13 @@ def measure(cases: int, tmp: Path) -> dict[str, Any]:
         path = tmp / f"r{cases}-{seed}.json"
         path.write_text(build(cases, seed), encoding="utf-8")
         paths.append(path)
-    exe = str(Path(sys.executable).parent / "driftproof")
-    diffs = [child([exe, "diff", str(paths[0]), str(paths[1])]) for _ in range(RUNS)]
-    views = [child([exe, "view", str(paths[0])]) for _ in range(RUNS)]
+    exe, pycache = str(Path(sys.executable).parent / "driftproof"), tmp / "pycache"
+    for seed in (1, 2):  # the warm-up: bytecode written, nothing counted
+        (tmp / f"warm-{seed}.json").write_text(build(3, seed), encoding="utf-8")
+    child([exe, "diff", str(tmp / "warm-1.json"), str(tmp / "warm-2.json")], pycache)
+    child([exe, "view", str(tmp / "warm-1.json")], pycache)
+    diffs = [child([exe, "diff", str(paths[0]), str(paths[1])], pycache) for _ in range(RUNS)]
+    views = [child([exe, "view", str(paths[0])], pycache) for _ in range(RUNS)]
     both = [parse_seconds(paths) for _ in range(RUNS)]
     one = [parse_seconds(paths[:1]) for _ in range(RUNS)]
     return {
