@@ -25,5 +25,4 @@ class ReceiptPart(BaseModel):
         serialize_by_alias=True,
         use_enum_values=True,
         use_attribute_docstrings=True,
-        defer_build=True,  # built on first use: a reader builds a case's and a receipt's validators, not 47 (issue 14)
     )
