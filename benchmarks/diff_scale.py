@@ -8,11 +8,14 @@ load + schema + seal + models, the diff and the rendering all counted); its wall
 (``os.wait4``, one child at a time) are taken. The bare parse is timed in its own subprocess too
 (``json.loads`` of each file's bytes).
 CPU seconds (the child's user + system time) are printed beside wall seconds: on a shared machine the wall
-figure moves with the load, the CPU figure far less.
+figure moves with the load, the CPU figure far less. The children run from compiled bytecode, as an installed
+Driftproof does (pip compiles it on install): ``PYTHONDONTWRITEBYTECODE`` is dropped from their environment and
+their bytecode kept under the run's temporary directory (``PYTHONPYCACHEPREFIX``), written by one warm-up run of
+each command that is not counted; without it every run would compile Driftproof's sources again (0.1 s).
 Run: ``.venv/bin/python benchmarks/diff_scale.py [CASES ...]`` (default 1000 3000 5000); ``DRIFTPROOF_TREE=DIR``
-times the commands of another source tree (an older commit's, for a before figure); ``DIFF_SCALE_RUNS``
-sets how many runs of each (3). Prints figures;
-asserts nothing.
+times the commands of another source tree instead of this one; ``DRIFTPROOF_BEFORE=DIR`` times another tree's
+too (an older commit's, for a before figure), each run of it beside each run of this one, so both see the same
+load; ``DIFF_SCALE_RUNS`` sets how many runs of each (3). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -69,9 +72,17 @@ class Run(NamedTuple):
     rss: float
 
 
-def child(argv: list[str]) -> Run:
+def trees() -> list[tuple[str, str]]:
+    """The source trees timed, by label: this one (or ``DRIFTPROOF_TREE``), after ``DRIFTPROOF_BEFORE`` if set."""
+    now = [("now", os.environ.get("DRIFTPROOF_TREE", str(ROOT)))]
+    before = os.environ.get("DRIFTPROOF_BEFORE")
+    return ([("before", before)] if before else []) + now
+
+
+def child(argv: list[str], tree: str, pycache: Path) -> Run:
     """One fresh subprocess, its output discarded; ``wait4`` gives the resource usage of that child alone."""
-    env = {**os.environ, "PYTHONPATH": os.environ.get("DRIFTPROOF_TREE", str(ROOT))}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=tree, PYTHONPYCACHEPREFIX=str(pycache))
     t0 = time.perf_counter()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
@@ -85,39 +96,51 @@ def child(argv: list[str]) -> Run:
     return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def parse_seconds(paths: list[Path]) -> tuple[float, float]:
+def parse_seconds(paths: list[Path]) -> Run:
     """Wall and CPU seconds of the bare ``json.loads`` of ``paths`` (reading the bytes included), in a fresh child."""
     done = subprocess.run([sys.executable, "-c", PARSE, *map(str, paths)], capture_output=True, text=True, check=True)
     wall, cpu = done.stdout.split()
-    return float(wall), float(cpu)
+    return Run(float(wall), float(cpu), 0.0)
 
 
-def measure(cases: int, tmp: Path) -> dict[str, Any]:
+def best(runs: list[Run]) -> Run:
+    """The least wall and CPU seconds of ``runs`` and their largest peak RSS."""
+    return Run(min(r.wall for r in runs), min(r.cpu for r in runs), max(r.rss for r in runs))
+
+
+def measure(cases: int, tmp: Path) -> dict[Any, Any]:
+    """Each command of each tree and the bare parses, ``RUNS`` times, taken in turn (so a change in the load
+    falls on every figure alike), after one uncounted warm-up of each command that writes its bytecode."""
     paths = []
     for seed in (1, 2):
         path = tmp / f"r{cases}-{seed}.json"
         path.write_text(build(cases, seed), encoding="utf-8")
         paths.append(path)
+        (tmp / f"warm-{seed}.json").write_text(build(3, seed), encoding="utf-8")
     exe = str(Path(sys.executable).parent / "driftproof")
-    diffs = [child([exe, "diff", str(paths[0]), str(paths[1])]) for _ in range(RUNS)]
-    views = [child([exe, "view", str(paths[0])]) for _ in range(RUNS)]
-    both = [parse_seconds(paths) for _ in range(RUNS)]
-    one = [parse_seconds(paths[:1]) for _ in range(RUNS)]
-    return {
-        "cases": cases,
-        "mb": paths[0].stat().st_size / 1e6,
-        "diff": (min(r.wall for r in diffs), min(r.cpu for r in diffs), max(r.rss for r in diffs)),
-        "view": (min(r.wall for r in views), min(r.cpu for r in views), max(r.rss for r in views)),
-        "parse_both": (min(w for w, _ in both), min(c for _, c in both)),
-        "parse_one": (min(w for w, _ in one), min(c for _, c in one)),
+    commands = {"diff": ["diff", str(paths[0]), str(paths[1])], "view": ["view", str(paths[0])]}
+    warm = {
+        "diff": ["diff", str(tmp / "warm-1.json"), str(tmp / "warm-2.json")],
+        "view": ["view", str(tmp / "warm-1.json")],
     }
+    for label, tree in trees():
+        for argv in warm.values():
+            child([exe, *argv], tree, tmp / f"pycache-{label}")
+    runs: dict[tuple[str, str], list[Run]] = {}
+    for _ in range(RUNS):
+        runs.setdefault(("parse", "diff"), []).append(parse_seconds(paths))
+        runs.setdefault(("parse", "view"), []).append(parse_seconds(paths[:1]))
+        for command, argv in commands.items():
+            for label, tree in trees():
+                runs.setdefault((label, command), []).append(child([exe, *argv], tree, tmp / f"pycache-{label}"))
+    return {"cases": cases, "mb": paths[0].stat().st_size / 1e6, **{key: best(r) for key, r in runs.items()}}
 
 
-def line(command: str, cases: int, mb: float, run: tuple[float, float, float], parse: tuple[float, float]) -> str:
-    (wall, cpu, rss), (pwall, pcpu) = run, parse
+def line(command: str, cases: int, mb: float, run: Run, parse: Run) -> str:
     return (
-        f"{command:<5} {cases:>5}  {mb:>6.1f}  {pwall:>5.2f} s / {pcpu:>5.2f} s  {wall:>5.2f} s / {cpu:>5.2f} s"
-        f"  {wall / pwall:>4.2f}x / {cpu / pcpu:>4.2f}x  {rss:>5.0f} MB"
+        f"{command:<13} {cases:>5}  {mb:>6.1f}  {parse.wall:>5.2f} s / {parse.cpu:>5.2f} s"
+        f"  {run.wall:>5.2f} s / {run.cpu:>5.2f} s  {run.wall / parse.wall:>4.2f}x / {run.cpu / parse.cpu:>4.2f}x"
+        f"  {run.rss:>5.0f} MB"
     )
 
 
@@ -125,12 +148,15 @@ def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [1000, 3000, 5000]
     print(f"receipts: N cases x {DRAWS} draws x {SAMPLES} judge samples; best of {RUNS} runs, largest peak RSS")
     print("the bare parse is json.loads of the files the command reads (both for diff, one for view)")
-    print("cmd   cases  MB/file  parse wall / CPU     command wall / CPU   ratio wall / CPU  peak RSS")
+    print("cmd           cases  MB/file  parse wall / CPU     command wall / CPU   ratio wall / CPU  peak RSS")
+    labelled = len(trees()) > 1
     with tempfile.TemporaryDirectory() as name:
         for cases in sizes:
             m = measure(cases, Path(name))
-            print(line("diff", cases, m["mb"], m["diff"], m["parse_both"]), flush=True)
-            print(line("view", cases, m["mb"], m["view"], m["parse_one"]), flush=True)
+            for command in ("diff", "view"):
+                for label, _ in trees():
+                    shown = f"{command} ({label})" if labelled else command
+                    print(line(shown, cases, m["mb"], m[(label, command)], m[("parse", command)]), flush=True)
     print("target at 1,000 cases: ratio <= 2x and RSS < 300 MB, for diff and view; linear in the cases")
     python, load = sys.version.split()[0], os.getloadavg()[0]
     print(f"measured {time.strftime('%Y-%m-%d')}: Python {python}, {os.cpu_count()} CPUs, load average {load:.1f}")

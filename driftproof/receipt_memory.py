@@ -11,8 +11,8 @@ assignment, which a frozen model refuses, and ``model_copy`` copies the set befo
 names. What ``model_fields_set`` returns is unchanged, value for value.
 
 A run shares them as its draws finish (`FieldSets`, from the runner): its draws are the receipt's, held until
-the run's receipt is written. A current receipt being read shares them as each model is made (`FieldSets` under
-``READ_ONCE``, from ``driftproof.receipts``), so its unshared sets never pile up; an older one is shared after
+the run's receipt is written. A current receipt being read shares them a case at a time, as each case is made
+(`FieldSets`, from ``driftproof.read_once``), so its unshared sets never pile up; an older one is shared after
 it is built (`share_field_sets`).
 """
 

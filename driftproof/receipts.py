@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from driftproof import read_once
 from driftproof.atomic import write_text, write_together
-from driftproof.bounded import RECEIPT, load_json_bytes, read_file
+from driftproof.bounded import RECEIPT, check_json_depth, load_json_bytes, read_file
 from driftproof.core.badge import badge_json
 from driftproof.core.badge_age import Verified
 from driftproof.core.models import READ_RESTAMPED_SMOKE, Receipt
@@ -208,14 +208,27 @@ def load_receipt_bytes(raw: bytes, source: str, *, read_restamped_smoke: bool = 
 def _load(read: Callable[[], bytes], source: str, read_restamped_smoke: bool) -> Receipt:
     """Parse the bytes ``read`` gives (freed once parsed); a current receipt is read once (`driftproof.read_once`),
     and one that read does not accept, or any other, the reference way (`check_document`, then `to_model`),
-    which words every refusal: for that the bytes are read again, as the first read consumed the document."""
+    which words every refusal: for that the bytes are read again, as the first read consumed the document.
+
+    The first parse is `read_once.parse`: `parse_document`'s parse without the depth scan before it, which the read
+    once does without (what it accepts nests at most 64 levels, `read_once.CASE_DEPTH`); any other receipt is held to
+    that scan here, before anything else is said of it, so every refusal comes in the order and words of
+    `parse_document`."""
     with gc_paused():
-        doc = parse_document(read(), source)
-        if read_once.applies(doc) and structure_error(doc, source) is None:
+        raw = read()
+        doc = read_once.parse(raw)
+        if doc is not None and read_once.applies(doc) and structure_error(doc, source) is None:
+            del raw  # freed before the models are made
             receipt = read_once.read_once(doc, read_restamped_smoke)
             if receipt is not None:
                 return receipt
             doc = parse_document(read(), source)
+        elif doc is None:
+            doc = parse_document(raw, source)  # words what the fast parse refused, or reads it (a lone surrogate)
+            del raw
+        else:  # parsed as parse_document parses; held to the depth it checks first
+            check_json_depth(raw, source, limits=RECEIPT, error=ReceiptError, what="a receipt")
+            del raw
         check_document(doc, source, read_restamped_smoke=read_restamped_smoke)
         return to_model(doc, source, read_restamped_smoke=read_restamped_smoke)
 

@@ -279,12 +279,12 @@ def diff(
             id=c.id,
             comparison=cmp,
             verdict=None if no_call else cmp.verdict,
-            before=summarize(before_cases[c.id].with_skill, before_cases[c.id].threshold),
-            after=summarize(c.with_skill, c.threshold),
+            before=summarize(before_cases[c.id].with_skill, before_cases[c.id].threshold, r),
+            after=summarize(c.with_skill, c.threshold, n),
             before_stop=before_cases[c.id].stop_reason,
             after_stop=c.stop_reason,
         )
-        for c, cmp in zip(matched, comparisons, strict=True)
+        for c, cmp, n, r in zip(matched, comparisons, new, ref, strict=True)
     )
     tally = {v: 0 for v in CaseVerdict}
     for case in cases:

@@ -4,8 +4,8 @@ Every model is frozen and refuses unknown keys. The JSON Schema in ``schemas/`` 
 these models (``driftproof.core.schema``) and a test checks the committed file against them. The
 cross-field rules (a lost draw has a reason and no score; a valid judge sample has a score; a preset
 receipt is never TESTED) live in the schema, which every write and every read of an older version applies;
-the models check the receipt-level one always, and the draw and sample ones only when a reader validating a
-current receipt once (without the schema) asks them to (``READ_ONCE``, from ``driftproof.receipts``).
+the models check the receipt-level one always, and say the draw and sample ones (``holds_schema_rule``) to the
+reader that validates a current receipt once, without the schema (`driftproof.read_once`).
 Every field has a docstring under it (``use_attribute_docstrings``), which the schema carries as its
 description: the contract in brief; ``docs/receipt-spec.md`` says it in full. A bare ``Sha256`` field
 would take its type's description over a docstring, so those three say theirs in ``Field(description=...)``.
@@ -20,13 +20,10 @@ from pydantic import Field, ValidationInfo, model_validator
 from driftproof.core.budget_model import RunBudget as RunBudget
 from driftproof.core.canary_models import Canaries as Canaries
 from driftproof.core.canary_models import CanaryScore as CanaryScore
-from driftproof.core.model_base import READ_ONCE as READ_ONCE
 from driftproof.core.model_base import Count as Count
-from driftproof.core.model_base import ReadOnce as ReadOnce
 from driftproof.core.model_base import ReceiptPart as _Model
 from driftproof.core.model_base import Score as Score
 from driftproof.core.model_base import Sha256 as Sha256
-from driftproof.core.model_base import read_once as _read_once
 from driftproof.core.neighbour_model import NeighbourSkill as NeighbourSkill
 from driftproof.core.pairwise_models import PairwiseCall as PairwiseCall
 from driftproof.core.pairwise_models import PairwiseResult as PairwiseResult
@@ -111,11 +108,10 @@ class JudgeSample(_Model):
     criteria: list[CriterionDecision] | None = None
     """In criteria mode, the decision on each criterion in suite order; null in rubric mode or when invalid."""
 
-    @model_validator(mode="after")
-    def _sample_read_once(self, info: ValidationInfo) -> JudgeSample:
-        """Under `READ_ONCE`, the schema's rule for a sample: a score exactly when valid."""
-        _read_once(self, info, (self.score is not None) == self.valid)
-        return self
+    def holds_schema_rule(self) -> bool:
+        """The schema's rule for a sample: a score exactly when valid (asked by the read once of a current
+        receipt, `driftproof.read_once`, which reads without the schema)."""
+        return (self.score is not None) == self.valid
 
 
 class CapturedFileRecord(_Model):
@@ -221,16 +217,12 @@ class Draw(_Model):
         "this run made. Since 0.16.",
     )
 
-    @model_validator(mode="after")
-    def _draw_read_once(self, info: ValidationInfo) -> Draw:
-        """Under `READ_ONCE`, the schema's rule for a draw: measured with a score and no reason, or lost with a
-        reason and no score."""
+    def holds_schema_rule(self) -> bool:
+        """The schema's rule for a draw: measured with a score and no reason, or lost with a reason and no score
+        (asked by the read once of a current receipt, `driftproof.read_once`, which reads without the schema)."""
         if self.status == DrawStatus.LOST:
-            holds = self.score is None and bool(self.lost_reason)
-        else:
-            holds = self.score is not None and self.lost_reason is None
-        _read_once(self, info, holds)
-        return self
+            return self.score is None and bool(self.lost_reason)
+        return self.score is not None and self.lost_reason is None
 
 
 class SkillFired(_Model):

@@ -9,7 +9,7 @@ a headline's few words.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from driftproof.core.bands import mean, sample_sd
@@ -129,9 +129,10 @@ class ArmSummary:
     """With neighbour skills installed (``draws[].skills_fired``), each skill's count over the recording draws."""
 
 
-def summarize(arm: Arm, threshold: float | None) -> ArmSummary:
-    """The summary of one recorded arm."""
-    ev = evidence(arm)
+def summarize(arm: Arm, threshold: float | None, ev: ArmEvidence | None = None) -> ArmSummary:
+    """The summary of one recorded arm; ``ev`` is its `evidence` when the caller has it already."""
+    if ev is None:
+        ev = evidence(arm)
     b = ev.band()
     checks = [c for d in arm.draws for c in d.checks]
     fired = [d.skill_fired for d in arm.draws if d.skill_fired is not None]
@@ -325,12 +326,15 @@ class ReceiptReading:
     """The receipt's canaries finding with its figures; ``None`` without canaries."""
 
 
-def lift_of(cases: Sequence[Case]) -> tuple[float | None, float | None]:
+def lift_of(
+    cases: Sequence[Case], arms: Iterable[tuple[ArmEvidence, ArmEvidence]] | None = None
+) -> tuple[float | None, float | None]:
     """Lift = mean over included cases of (m_with − m_base), each case weighted equally; and the sd of
-    the per-case differences (context). A case is included when both arms measured a draw."""
+    the per-case differences (context). A case is included when both arms measured a draw. ``arms``: each
+    case's (with_skill, baseline) `evidence`, when the caller has it already."""
     deltas = []
-    for case in cases:
-        w, b = evidence(case.with_skill), evidence(case.baseline)
+    pairs = arms if arms is not None else ((evidence(c.with_skill), evidence(c.baseline)) for c in cases)
+    for w, b in pairs:
         if w.measured and b.measured:
             deltas.append(mean(w.scores) - mean(b.scores))
     if not deltas:
@@ -362,16 +366,16 @@ def read_receipt(receipt: Receipt) -> ReceiptReading:
             id=c.id,
             comparison=cmp,
             verdict=None if withheld else cmp.verdict,
-            with_skill=summarize(c.with_skill, c.threshold),
-            baseline=summarize(c.baseline, c.threshold),
+            with_skill=summarize(c.with_skill, c.threshold, n),
+            baseline=summarize(c.baseline, c.threshold, r),
             threshold=c.threshold,
             stop_reason=c.stop_reason,
         )
-        for c, cmp in zip(receipt.cases, comparisons, strict=True)
+        for c, cmp, n, r in zip(receipt.cases, comparisons, new, ref, strict=True)
     )
     tokens = receipt.skill.tokens if receipt.skill else None
     aggregates = receipt.uncertainty_unavailable == "aggregates_only"
-    lift, spread = (None, None) if aggregates else lift_of(receipt.cases)
+    lift, spread = (None, None) if aggregates else lift_of(receipt.cases, zip(new, ref, strict=True))
     if withheld:
         status = StatusReading(Status.NO_VERDICT, withheld, None)
     else:
