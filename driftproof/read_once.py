@@ -21,7 +21,10 @@ Why the bytes can stand for the document:
   before ``e-``, in a string too: that costs only time) is hashed by the definition instead. Every piece
   hashed is a faithful encoding of its part of the document, so a hash equal to the recorded seal proves the
   pieces are the canonical bytes the writer hashed, and the document the one sealed. A hash that differs
-  proves nothing (keys in another order, say): the receipt is then read the reference way, which decides.
+  proves nothing (keys in another order, say): the receipt is then read the reference way, which decides. (The
+  one file the two ways part on: keys out of order and a seal over that order, not the canonical form, which
+  this read accepts and the reference read refuses; no Driftproof writes one, and checking every object's key
+  order costs more than this read saves: docs/performance.md.)
 
 - **The depth.** The document is parsed without the depth scan that comes before every other parse
   (`driftproof.bounded.check_json_depth`, 0.14 s of a 1,000-case receipt): jiter refuses anything deeper than 200
@@ -31,7 +34,7 @@ Why the bytes can stand for the document:
   ``sampling`` and ``source_figures`` hold any JSON) is scanned here; it is a few kilobytes.
 
 Anything this read does not accept returns ``None``, and the caller reads the receipt again the reference way,
-which words the refusal: both ways accept the same receipts and give the same models
+which words the refusal: both ways accept the same receipts (but the one above) and give the same models
 (``tests/unit/test_read_once.py`` compares them on random edits).
 """
 

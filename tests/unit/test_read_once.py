@@ -173,6 +173,28 @@ def test_a_file_whose_keys_are_not_sorted_is_read_the_reference_way() -> None:
     assert read == load_receipt_bytes(_file(doc), SOURCE)
 
 
+def test_the_one_file_the_two_reads_part_on_keys_out_of_order_sealed_as_written() -> None:
+    """Documented (docs/performance.md): a case whose keys are out of order, sealed over that order instead of the
+    canonical form, is accepted by the read once (its content hashes to its seal as written) and refused by the
+    reference read; checking every object's key order would cost more than the read saves."""
+    import hashlib
+
+    from driftproof.core.seal import canonical_json
+
+    doc = _document()
+    draw = doc["cases"][0]["with_skill"]["draws"][0]
+    doc["cases"][0]["with_skill"]["draws"][0] = dict(reversed(list(draw.items())))  # one draw's keys reversed
+    body = {k: v for k, v in doc.items() if k != "seal"}
+    pieces = [canonical_json(k) + b":" + (canonical_json(v) if k != "cases" else b"") for k, v in body.items()]
+    cases = b"[" + b",".join(pydantic_core.to_json(c) for c in body["cases"]) + b"]"
+    as_written = b"{" + b",".join(p + cases if p.startswith(b'"cases"') else p for p in pieces) + b"}"
+    doc["seal"] = {**doc["seal"], "sha256": hashlib.sha256(as_written).hexdigest()}
+    raw = json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    assert _outcome(lambda: load_receipt_bytes(raw, SOURCE))[0] == "read"
+    refused = _outcome(lambda: _reference(raw, False))
+    assert refused[0] == "refused" and "seal" in refused[1]
+
+
 def test_the_file_is_read_once_when_it_reads(tmp_path: Path) -> None:
     """The bytes are dropped once parsed: a file is read a second time only to word a refusal."""
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"
