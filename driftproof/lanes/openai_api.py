@@ -14,6 +14,7 @@ Ollama ``http://localhost:11434/v1``, llama.cpp ``http://localhost:8080/v1``). O
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -100,6 +101,9 @@ class OpenAIApiLane(ApiLane):
             key = LOCAL_PLACEHOLDER_KEY
         super().__init__(model, timeout_s=timeout_s, policy=policy, max_tokens=max_tokens)
         self._ignores_n = False
+        """An endpoint that answered ``n`` with fewer choices, or refused it: one answer per request from then on."""
+        self._n_works = False
+        """An endpoint that answered ``n`` with as many choices as asked: a later error is never read as refusing it."""
         if key != LOCAL_PLACEHOLDER_KEY:
             hold(key)  # redacted from every string from here on
         http_client = openai.DefaultHttpxClient()  # the SDK's own defaults (proxies, keep-alive), under one deadline
@@ -145,7 +149,7 @@ class OpenAIApiLane(ApiLane):
             "max_completion_tokens": max_tokens,
         }
         n = min(request.samples, MAX_CHOICES)
-        if n > 1:
+        if n > 1 and not self._ignores_n:  # once refused or ignored, a request asked for several goes without ``n``
             body["n"] = n
         return body
 
@@ -158,18 +162,29 @@ class OpenAIApiLane(ApiLane):
         return self._classify(exc)
 
     def saw_choices(self, generation: Generation, asked: int) -> None:
-        """Remember an endpoint that ignores ``n`` (fewer choices than asked): one answer per request from now on."""
-        if asked > 1 and generation.choices is not None and len(generation.choices) < asked:
-            self._ignores_n = True
+        """Remember an endpoint that ignores ``n`` (fewer choices than asked): one answer per request from now on;
+        or that honours it (as many as asked)."""
+        if asked > 1 and generation.choices is not None:
+            if len(generation.choices) < asked:
+                self._ignores_n = True
+            else:
+                self._n_works = True
 
     def _attempt(self, request: GenerationRequest, max_tokens: int) -> Generation:
         import httpx2
+        import openai
 
         body = self.chat_body(request, max_tokens)
         n = int(body.get("n", 1))
         # the options ``create`` gives a call: the bearer key, never an admin key
         options: openai.RequestOptions = {"security": {"bearer_auth": True}}
-        response = self._client.post(CHAT_COMPLETIONS, cast_to=httpx2.Response, body=body, options=options)
+        try:
+            response = self._client.post(CHAT_COMPLETIONS, cast_to=httpx2.Response, body=body, options=options)
+        except openai.APIStatusError as exc:
+            if n > 1 and not self._n_works and refuses_n(exc.status_code, _error_message(exc.body, exc.message)):
+                self._ignores_n = True  # the retry, and every request after it, goes without ``n``
+                raise RefusedN(n, _error_message(exc.body, exc.message)) from None
+            raise
         completion = _completion(response)
         choices = _field(completion, "choices")
         if not isinstance(choices, list) or not choices or _field(choices[0], "message") is None:
@@ -183,6 +198,8 @@ class OpenAIApiLane(ApiLane):
 
         if isinstance(exc, UnreadableReply):
             return unreadable_failure(exc)
+        if isinstance(exc, RefusedN):  # asked again at once, without ``n``
+            return AttemptFailure(retryable=True, reason=redact(str(exc)), retry_after_s=0.0)
         if isinstance(exc, openai.APITimeoutError):
             return timeout_failure(self._timeout_s)
         if isinstance(exc, openai.APIConnectionError):
@@ -197,6 +214,32 @@ class OpenAIApiLane(ApiLane):
             final = exc.status_code == 429 and exc.code in FINAL_429_CODES
             return status_failure(exc.status_code, exc.response.headers, reason, final=final, error_type=label)
         return AttemptFailure(retryable=False, reason=redact(f"{type(exc).__name__}: {one_line(str(exc))}"))
+
+
+class RefusedN(Exception):
+    """An endpoint refused a request for ``n`` choices (llama.cpp's server: "Only one completion choice is
+    allowed", as a 500 or a 400): the attempt is retried at once without ``n``, and the lane asks one answer per
+    request from then on, as for an endpoint that ignores ``n``."""
+
+    def __init__(self, n: int, message: str) -> None:
+        super().__init__(f"the endpoint refused n={n} ({one_line(message)}); asking one answer per request")
+
+
+REFUSES_N = re.compile(r"choice|\bn\b", re.IGNORECASE)
+"""What an error message says when an endpoint refuses ``n``: "only one completion choice is allowed" (llama.cpp),
+"'n' is not supported", "n must be 1"."""
+
+
+def refuses_n(status: int, message: str) -> bool:
+    """Whether an HTTP error to a request for several choices reads as the endpoint refusing ``n``: a 400, 422 or
+    5xx whose message names choices or ``n``. Never a key, permission, rate or not-found error.
+
+    >>> refuses_n(500, "Only one completion choice is allowed"), refuses_n(400, "Unsupported parameter: 'n'")
+    (True, True)
+    >>> refuses_n(400, "maximum context length is 8192 tokens"), refuses_n(429, "n too large")
+    (False, False)
+    """
+    return (status in (400, 422) or status >= 500) and REFUSES_N.search(message) is not None
 
 
 def _error_message(body: object, fallback: str) -> str:

@@ -23,7 +23,7 @@ from driftproof.cli import main
 from driftproof.core.economics import cost, estimate_tokens
 from driftproof.core.models import Draw, Receipt
 from driftproof.core.reading import read_receipt
-from driftproof.errors import RunInterrupted
+from driftproof.errors import RunInterrupted, RunStopped
 from driftproof.judge import judge_prompt
 from driftproof.lanes.base import Generation, GenerationRequest, Lane
 from driftproof.lanes.openai_api import OpenAIApiLane
@@ -154,15 +154,59 @@ def test_a_server_that_ignores_n_gets_the_missing_draws_asked_again(suite: Path)
     with FakeLLMServer(responder, honours_n=False) as server:
         r = run_suite(request_of(suite, server)).receipt
         answers = answers_sent(server)
-    # the 4 first requests asked n 3 and got one choice each (the lane sent them all before the first reply);
-    # the 8 draws left out were asked again, one request each, the lane having seen n ignored
-    assert [q.body.get("n") for q in answers] == [3, 3, 3, 3] + [None] * 8
+    # the 4 arm requests were grouped (n 3) before any reply; the first got one choice, so the lane, having seen n
+    # ignored, sends the other 3 without it (one choice each); the 8 draws left out are asked one request each
+    assert [q.body.get("n") for q in answers] == [3, None, None, None] + [None] * 8
     # 12 answer requests and 24 judge requests, each one logical call
     assert (r.run.logical_calls, r.run.endpoint_attempts) == (36, 36)
     for draws in arms(r):
         assert [d.index for d in draws] == [0, 1, 2] and all(d.status == "measured" for d in draws)
         assert all(d.request_draws is None and d.endpoint_attempts == 1 and d.usage is not None for d in draws)
     assert [c.verdict for c in read_receipt(r).cases] == ["improved", "improved"]
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "error_type"),
+    [
+        (500, "Only one completion choice is allowed", "server_error"),  # llama.cpp's server (older builds)
+        (400, "Illegal param: only one completion choice is allowed", "invalid_request_error"),  # (newer builds)
+    ],
+)
+def test_a_server_that_refuses_n_is_asked_again_without_it_and_loses_no_draw(
+    suite: Path, status: int, message: str, error_type: str
+) -> None:
+    def refusing(req: RecordedRequest) -> FakeReply:
+        if req.n > 1:
+            return FakeReply.error(status, message=message, error_type=error_type)
+        return responder(req)
+
+    with FakeLLMServer(refusing) as server:
+        r = run_suite(request_of(suite, server)).receipt
+        sent = server.requests_to(OPENAI_CHAT)
+    # Concurrency 1. Answers: the 4 arm requests were grouped (n 3) before any reply; the first is refused and
+    # asked again at once without n (2 requests), the other 3 go without n; each got 1 draw, and the 2 left out
+    # of each are asked one request apiece: 2 + 3 + 4 x 2 = 13. Judge (its own lane): the first draw's request
+    # (n 2) is refused and asked again without n, then its second sample alone: 3; the 11 later draws are grouped
+    # after the refusal, one sample a request: 22. 13 + 25 = 38 requests, 2 of them refused.
+    assert len(sent) == 38 and sum(q.n > 1 for q in sent) == 2
+    assert [q.n > 1 for q in sent if not is_judge(q)][:2] == [True, False]
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (36, 38)
+    for draws in arms(r):
+        assert [d.index for d in draws] == [0, 1, 2] and all(d.status == "measured" for d in draws)
+        assert all(d.request_draws is None for d in draws)
+    assert [c.verdict for c in read_receipt(r).cases] == ["improved", "improved"]
+    assert r.verification == "TESTED"
+
+
+def test_an_error_that_is_not_about_n_is_not_asked_again_without_it(suite: Path) -> None:
+    def failing(req: RecordedRequest) -> FakeReply:
+        return FakeReply.error(400, message="maximum context length exceeded", error_type="invalid_request_error")
+
+    with FakeLLMServer(failing) as server:
+        with pytest.raises(RunStopped, match="maximum context length exceeded"):  # every call meets the same 400
+            run_suite(request_of(suite, server))
+        sent = server.requests_to(OPENAI_CHAT)
+    assert sent and all(q.n == 3 for q in sent if not is_judge(q))  # never read as a refusal of n: n kept
 
 
 def worst_cases(suite: Path) -> tuple[int, int]:
