@@ -6,8 +6,10 @@ one batch per lane: the answers of every case's round together, then their judge
 rule runs round by round, as without ``--batch``, and results are stored by index, so the receipt is the same
 as a run's without it, plus the batch ids (``batch_ids``).
 
-A batch line asks for one draw's answer (`BatchRunner.draws_per_request`: the draws of an arm's round are not grouped
-with ``n`` in a batch), and for all of a draw's judge samples where the judge lane allows (``n``).
+A batch line asks for the answers of an arm's round of draws and for a draw's judge samples in as few lines as each
+lane allows, as `Runner` asks in requests (``n`` on the OpenAI Batch API, whose line's body is the lane's request;
+one draw and one sample a line on Message Batches, which has no ``n``): a line's custom_id names each draw (or
+sample) it asks for, and its result is split into one logical call each (`driftproof.judge_batch`).
 
 Each lane goes through its provider's batch API (`driftproof.lanes.batch_api.BatchApi`: Anthropic Message
 Batches, the OpenAI Batch API), so an Anthropic answerer and an OpenAI judge each use their own.
@@ -17,9 +19,11 @@ is polled, after each poll (``kind: batch_poll``: its id and its HTTP requests s
 and once its results are read (``kind: batch_read``): ``--resume`` after a cancelled or timed-out job polls a
 batch that was submitted and never read instead of submitting the same requests again, counting on from its last
 journaled figure (a journal without ``batch_poll`` entries, from before they were written, counts on from the
-create). Polling waits ``poll_s``, doubling up to `POLL_CAP_S`. The endpoint attempts of a batch are its HTTP
-requests (the create, and OpenAI's upload before it; each poll, before a cancel and after it; the reads of its
-results), counted on its last item.
+create). It asks for the draws of such a batch in that batch's lines (`answer_lines` of its custom_ids: a
+journal written one draw a line, before draws were grouped, is polled too), so its custom_ids are the batch's.
+Polling waits ``poll_s``, doubling up to `POLL_CAP_S`. The endpoint attempts of a batch are its HTTP requests (the
+create, and OpenAI's upload before it; each poll, before a cancel and after it; the reads of its results), counted
+on its last item.
 """
 
 from __future__ import annotations
@@ -84,14 +88,33 @@ class _Queued:
 
 
 def custom_id(kind: str, key: Sequence[Any]) -> str:
-    """The custom_id of one call: its kind, case index, arm, draw index (and samples), within ``[A-Za-z0-9_-]``.
+    """The custom_id of one line: its kind, case index, arm, then the draws an answer line asks for, or a judge
+    line's draw and samples (a group joined by ``_``), within ``[A-Za-z0-9_-]``.
 
-    >>> custom_id("answer", (0, "with_skill", 2)), custom_id("judge", (3, "baseline", 0, (1,)))
-    ('answer-0-with_skill-2', 'judge-3-baseline-0-1')
+    >>> custom_id("answer", (0, "with_skill", (2,))), custom_id("answer", (1, "baseline", (0, 1, 2)))
+    ('answer-0-with_skill-2', 'answer-1-baseline-0_1_2')
+    >>> custom_id("judge", (3, "baseline", 0, (1,))), custom_id("judge", (0, "with_skill", 4, (0, 1)))
+    ('judge-3-baseline-0-1', 'judge-0-with_skill-4-0_1')
     """
-    ci, arm, index, *rest = key
-    samples = "".join(f"-{'_'.join(map(str, group))}" for group in rest)
-    return f"{kind}-{ci}-{arm}-{index}{samples}"
+    ci, arm, *rest = key
+    parts = "".join(f"-{'_'.join(map(str, part)) if isinstance(part, tuple) else part}" for part in rest)
+    return f"{kind}-{ci}-{arm}{parts}"
+
+
+def answer_lines(custom_ids: Sequence[str]) -> dict[tuple[int, str], list[tuple[int, ...]]]:
+    """By case index and arm, the draws of each answer line the custom_ids name (`custom_id`); others are skipped.
+
+    >>> answer_lines(["answer-0-with_skill-0_1", "judge-0-baseline-0-1", "answer-1-baseline-2", "answer-1-baseline-3"])
+    {(0, 'with_skill'): [(0, 1)], (1, 'baseline'): [(2,), (3,)]}
+    """
+    groups: dict[tuple[int, str], list[tuple[int, ...]]] = {}
+    for name in custom_ids:
+        kind, *parts = name.split("-")
+        if kind == "answer" and len(parts) == 3 and parts[0].isdigit():
+            draws = parts[2].split("_")
+            if all(d.isdigit() for d in draws):
+                groups.setdefault((int(parts[0]), parts[1]), []).append(tuple(map(int, draws)))
+    return groups
 
 
 class BatchRunner(Runner):
@@ -105,6 +128,8 @@ class BatchRunner(Runner):
         self._unread: dict[tuple[str, frozenset[str]], tuple[str, int]] = {}
         """Batches a journal holds that were submitted and never read, by role and custom_ids: their id and the
         HTTP requests made for them so far (the create and the polls journaled), polled again."""
+        self._unread_lines: dict[tuple[int, str], list[tuple[int, ...]]] = {}
+        """By case index and arm, the draws of each answer line of those batches: asked for in the same lines."""
 
     def run(self, journal: Journal | None = None, *, resume: bool = False) -> None:
         """As `Runner.run`; a resumed run first reads the journal's batches."""
@@ -123,22 +148,24 @@ class BatchRunner(Runner):
                     key = (str(entry.get("role")), frozenset(entry.get("custom_ids", ())))
                     http = max(int(entry.get("http", 1)), polled.get(entry["id"], 0))
                     self._unread[key] = (entry["id"], http)
+                    if entry.get("role") == "answer":
+                        self._unread_lines.update(answer_lines(list(entry.get("custom_ids", ()))))
 
     def _submit(self, pool: ThreadPoolExecutor, futures: Futures, kind: str, key: Any, fn: Any, *args: Any) -> None:
         """Queue one call for the next batch of its lane."""
         future: Future[Generation] = Future()
         futures[future] = (kind, key)
         future.add_done_callback(self._done.put)
-        if kind == "answer":  # one draw per request (`draws_per_request`): its custom_id names the draw
-            ci, arm, (index,) = key
-            name, request = custom_id(kind, (ci, arm, index)), self.answers_request(*args)
-        else:
-            name, request = custom_id(kind, key), self.judge_call_request(*args)
-        self._queued.append(_Queued(future, kind, name, request))
+        request = self.answers_request(*args) if kind == "answer" else self.judge_call_request(*args)
+        self._queued.append(_Queued(future, kind, custom_id(kind, key), request))
 
-    def draws_per_request(self) -> int:
-        """One: a batch line asks for one draw's answer (the judge's samples of a draw still share a line)."""
-        return 1
+    def answer_groups(self, ci: int, arm: str, indices: list[int]) -> list[tuple[int, ...]]:
+        """As `Runner.answer_groups`; draws a journaled batch not yet read asked for go in that batch's lines, so a
+        resumed run's custom_ids are that batch's and it is polled, not submitted again."""
+        journaled = self._unread_lines.pop((ci, arm), None)
+        if journaled is not None and sorted(i for group in journaled for i in group) == sorted(indices):
+            return journaled
+        return super().answer_groups(ci, arm, indices)
 
     def _next_done(self) -> Future[Generation]:
         """The next call that came back; once all are handled, the queued calls go out as batches."""

@@ -27,7 +27,7 @@ from driftproof.core.reading import not_regradable
 from driftproof.core.words import JudgeMode, Provider, Surface
 from driftproof.errors import InputError
 from driftproof.lanes.registry import default_model_of, samples_per_request_of
-from driftproof.planning import check_budget, check_max_tokens, per_request, plan_of, plan_settings, pricing_for
+from driftproof.planning import check_budget, check_max_tokens, plan_of, plan_settings, pricing_for
 from driftproof.receipts import load_receipt
 from driftproof.run import RunRequest, resolve_counts, surface_of
 from driftproof.runner import JUDGE_MAX_TOKENS
@@ -84,7 +84,7 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     pricing = pricing_for(models, request.price_table, budget, batch=request.batch)
     (_, provider, surface), (_, judge_provider, judge_surface) = lanes_of(request)  # as the run builds them
     answering = samples_per_request_of(provider, surface)
-    grouped = per_request(answering, samples_per_request_of(judge_provider, judge_surface), batch=request.batch)
+    grouped = (answering, samples_per_request_of(judge_provider, judge_surface))  # with --batch too
     ceilings = (max_tokens, JUDGE_MAX_TOKENS)
     settings = plan_settings(counts.stopping_rule(), counts.judge_samples, ceilings, skill_text, per_request=grouped)
     arms = (*ARM_ORDER, PLACEBO_ARM) if request.placebo else ARM_ORDER  # a placebo arm is as long as the skill

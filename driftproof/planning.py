@@ -123,7 +123,7 @@ def plan_settings(
     """The counts a plan and a budget read, from a run's rule and flags; ``carried``: by arm, draws per case this
     run carries rather than draws (baseline carrying wires it; a plain run carries none); ``max_tokens``: the
     answers' ceiling and the judge's; ``per_request``: the draws one answer request and the judge samples one judge
-    request can ask for (`per_request`)."""
+    request can ask for (`Lane.samples_per_request` of each lane, with ``--batch`` too)."""
     return PlanSettings(
         rule.min_draws,
         rule.max_draws,
@@ -136,17 +136,6 @@ def plan_settings(
         draws_per_request=per_request[0],
         samples_per_request=per_request[1],
     )
-
-
-def per_request(answering: int, judge: int, *, batch: bool) -> tuple[int, int]:
-    """The draws one answer request and the judge samples one judge request can ask for, from what each lane allows
-    (`Lane.samples_per_request`): with ``--batch`` a batch line holds one draw's answer, the judge's samples of a
-    draw still share one (`driftproof.batch_runner`).
-
-    >>> per_request(128, 128, batch=False), per_request(128, 128, batch=True), per_request(1, 1, batch=False)
-    ((128, 128), (1, 128), (1, 1))
-    """
-    return (1 if batch else answering), judge
 
 
 def ledger_for(options: Any, cases: Sequence[SuiteCase], skill_text: str | None) -> Ledger | None:

@@ -36,7 +36,6 @@ from driftproof.planning import (
     budget_needed,
     check_budget,
     check_max_tokens,
-    per_request,
     plan_of,
     plan_settings,
     pricing_for,
@@ -448,7 +447,7 @@ def _plan(
     placebo = placebo_text(estimate_tokens(skill_text)) if request.placebo else None
     arms = (*ARMS, PLACEBO_ARM) if placebo else ARMS
     carried = _carried_per_case(carry, suite)
-    grouped = per_request(lane.samples_per_request(), judge.samples_per_request(), batch=request.batch)
+    grouped = (lane.samples_per_request(), judge.samples_per_request())  # a batch line asks for as many
     settings = plan_settings(
         rule, counts.judge_samples, ceilings, skill_text, carried=carried, arms=arms, per_request=grouped
     )

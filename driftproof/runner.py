@@ -461,8 +461,13 @@ class Runner:
     def _ask_answers(self, pool: ThreadPoolExecutor, futures: Futures, ci: int, arm: str, indices: list[int]) -> None:
         """Ask for the answers of draws ``indices`` of one arm, in as few requests as `draws_per_request` allows."""
         case = self.suite.cases[ci]
-        for group in sample_groups(indices, self.draws_per_request()):
+        for group in self.answer_groups(ci, arm, indices):
             self._submit(pool, futures, "answer", (ci, arm, group), self._generate, case, arm, group)
+
+    def answer_groups(self, ci: int, arm: str, indices: list[int]) -> list[tuple[int, ...]]:
+        """The draws ``indices`` of one arm of case ``ci``, in groups of at most `draws_per_request` (one request
+        each)."""
+        return sample_groups(indices, self.draws_per_request())
 
     # -- answers, samples, draws -------------------------------------------------------------------
     def _on_answers(self, pool: ThreadPoolExecutor, futures: Futures, key: Any, gen: Generation) -> None:

@@ -53,6 +53,13 @@ def test_batch_run_sends_a_round_of_answers_then_its_judge_calls_as_two_batches(
     r = outcome.receipt
     # answers: 2 cases x 2 arms x 2 draws = 8, one batch; judge calls: 8 answers x 2 samples = 16, one batch
     assert [len(b.custom_ids) for b in batches.values()] == [8, 16]
+    # Message Batches has no n: one draw a line (`samples_per_request` 1), a draw's samples one line each
+    answers = batches["msgbatch_fake0001"].custom_ids
+    assert sorted(answers) == sorted(
+        f"answer-{c}-{a}-{i}" for c in (0, 1) for a in ("with_skill", "baseline") for i in (0, 1)
+    )
+    assert "judge-0-with_skill-0-1" in batches["msgbatch_fake0002"].custom_ids
+    assert all(d.request_draws is None for c in r.cases for d in (*c.with_skill.draws, *c.baseline.draws))
     assert r.run.batch_ids == ["msgbatch_fake0001", "msgbatch_fake0002"]
     assert r.run.logical_calls == 8 + 16
     # per batch: create 1 + a poll in progress 1 + the poll that sees it ended 1 + results 2 (retrieve, JSONL) = 5

@@ -108,9 +108,9 @@ def test_openai_batch_run_bills_canaries_and_pairwise_calls_at_the_list_price(su
         one_by_one = [r for r in server.requests if r.path == OPENAI_CHAT]
         batches = server.openai_batches.batches
     overhead = outcome.receipt.economics.judge_overhead
-    # batched: 8 answers, then 8 judge lines (the 2 samples of a draw in one, n 2); not batched: each canary's 2
-    # samples in one request (n 2) = 2 requests, and the 8 pairwise calls
-    assert [len(b.custom_ids) for b in batches.values()] == [8, 8]
+    # batched: 8 answers in 4 lines (an arm's 2 draws in one, n 2), then 8 judge lines (the 2 samples of a draw in
+    # one, n 2); not batched: each canary's 2 samples in one request (n 2) = 2 requests, and the 8 pairwise calls
+    assert [len(b.custom_ids) for b in batches.values()] == [4, 8]
     assert len(one_by_one) == 2 + 8
     # gpt-5-mini $0.25 / $2 per million; the judge samples' recorded price halved: $0.125 / $1
     assert overhead.price is not None and (overhead.price.input_per_mtok, overhead.price.output_per_mtok) == (0.125, 1)

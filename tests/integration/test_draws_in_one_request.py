@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 import driftproof.run as rs
-from driftproof import runner
+from driftproof import batch_runner, runner
 from driftproof.cli import main
 from driftproof.core.economics import cost, estimate_tokens
 from driftproof.core.models import Draw, Receipt
@@ -265,8 +265,9 @@ def test_plan_counts_a_grouped_requests_input_once_in_its_floor_and_the_run_prin
     assert doc["total"]["usd"]["min"] == pytest.approx(low * 0.25 / 1e6, abs=1e-12)
     assert main(["plan", str(suite), *flags, "--batch", "--format", "json"]) == 0
     batched = json.loads(capsys.readouterr().out)
-    # --batch: one draw per request (the judge's samples still in one), at the batch price ($0.125 per Mtok)
-    assert batched["total"]["tokens"] == {"min": 3 * 102 + 3 * 2 + 6 * template, "max": high}
+    # --batch: the same requests, an arm's draws in one batch line, at the batch price ($0.125 per Mtok)
+    assert batched["total"]["tokens"] == {"min": low, "max": high}
+    assert batched["total"]["usd"]["min"] == pytest.approx(low * 0.125 / 1e6, abs=1e-12)
     assert main(["plan", str(suite), *flags]) == 0
     planned = capsys.readouterr().out.splitlines()
     with FakeLLMServer(responder) as server:
@@ -427,18 +428,59 @@ def test_draws_in_flight_bounds_the_draws_under_way_and_keeps_an_arms_draws_in_o
     assert (r.run.logical_calls, r.run.endpoint_attempts) == (36, 16)
 
 
-def test_a_batch_run_stays_at_one_draw_per_request(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from driftproof import batch_runner
+def batch_lines(server: FakeLLMServer) -> list[dict[str, Any]]:
+    """Every line of every batch the server was sent, in upload order."""
+    files = server.openai_batches.files
+    inputs = [b.input_file_id for b in server.openai_batches.batches.values()]
+    return [json.loads(line) for f in inputs for line in files[f].decode().splitlines()]
 
+
+def test_a_batch_run_asks_for_an_arms_draws_in_one_line_as_without_batch(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
     with FakeLLMServer(responder) as server:
         r = run_suite(request_of(one_case(suite), server, batch=True)).receipt
-        files = server.openai_batches.files
-        inputs = [b.input_file_id for b in server.openai_batches.batches.values()]
-        lines = [json.loads(line) for f in inputs for line in files[f].decode().splitlines()]
+        lines = batch_lines(server)
     answers = [line for line in lines if line["custom_id"].startswith("answer-")]
-    assert [line["custom_id"] for line in answers] == [f"answer-0-{a}-{i}" for a in ("with_skill", "baseline")
-                                                       for i in range(3)]  # fmt: skip
-    assert all("n" not in line["body"] for line in answers)
-    assert all(d.request_draws is None for draws in arms(r) for d in draws)
-    assert math.isclose(r.economics.generation.with_skill.input_tokens or 0, 3 * 30)
+    # one line per arm, its custom_id naming the 3 draws (as a judge line names its samples), n 3
+    assert [line["custom_id"] for line in answers] == ["answer-0-with_skill-0_1_2", "answer-0-baseline-0_1_2"]
+    assert [line["body"]["n"] for line in answers] == [3, 3]
+    assert all(d.request_draws == 3 for draws in arms(r) for d in draws)
+    # each draw its own answer (choice k) and its own logical call: 6 answers + 12 samples
+    assert [len({d.answer_sha256 for d in draws}) for draws in arms(r)] == [3, 3]
+    assert r.run.logical_calls == 6 + 12
+    # the line billed once: 30 in per arm (one draw per line: 3 x 30)
+    assert math.isclose(r.economics.generation.with_skill.input_tokens or 0, 30)
+
+
+@pytest.mark.parametrize("kind", ["tokens", "usd"])
+def test_a_batch_line_under_a_budget_asks_only_for_the_draws_the_budget_reserved(
+    suite: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    monkeypatch.setattr(batch_runner, "POLL_S", 0.001)
+    suite = one_case(suite)
+    w, b = worst_cases(suite)
+    template = w - 2 - 100 - 100 - 100 - 1024
+    # as without --batch (2w + 2b fits, a third with-skill draw does not), every dollar at the batch price: half
+    # of ((2 x 102 + 2 x 2 + 4 x (T + 100)) x 0.25 + (4 x 100 + 4 x 1024) x 2) / 1e6
+    usd = ((2 * 102 + 2 * 2 + 4 * (template + 100)) * 0.25 + (4 * 100 + 4 * 1024) * 2) / 1e6 / 2
+    budget = {"budget": 2 * w + 2 * b} if kind == "tokens" else {"budget_usd": usd + 1e-9}
+    with FakeLLMServer(responder) as server:
+        r = run_suite(request_of(suite, server, judge_samples=1, max_tokens=100, batch=True, **budget)).receipt
+        lines = batch_lines(server)
+    # one line per arm, for the 2 draws reserved; then one judge line per draw (1 sample, no n)
+    assert [(line["custom_id"], line["body"].get("n")) for line in lines] == [
+        ("answer-0-with_skill-0_1", 2),
+        ("answer-0-baseline-0_1", 2),
+        *((f"judge-0-{arm}-{i}-0", None) for arm in ("with_skill", "baseline") for i in (0, 1)),
+    ]
+    case = r.cases[0]
+    assert (len(case.with_skill.draws), len(case.baseline.draws)) == (2, 2)
+    assert case.stop_reason == "stopped at the token budget"
+    record = r.run.settings.budget
+    assert record is not None and (record.committed_tokens, record.needed_tokens) == (2 * w + 2 * b, 3 * w + 3 * b)
+    assert record.committed_usd == pytest.approx(usd, abs=1e-9)
+    assert [d.request_draws for d in case.with_skill.draws] == [2, 2]
+    # 4 draws x (1 answer + 1 judge sample); 2 batches x (upload, create, 2 polls, output)
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8, 2 * 5)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from driftproof import batch_runner
+from driftproof.batch_runner import BatchRunner
 from driftproof.core.reading import read_receipt
 from driftproof.run import RunOutcome, RunRequest, run_suite
-from driftproof.runner import Runner
+from driftproof.runner import ARMS
 from tests.integration.test_run_loopback import SKILL, env_for
 from tests.integration.test_run_loopback import suite as suite  # the fixture
 from tests.support.batch_resume import cancel_then_resume
@@ -67,13 +69,9 @@ def uploaded(server: FakeLLMServer) -> list[dict[str, object]]:
     return [json.loads(line) for file_id in inputs for line in files[file_id].decode().splitlines()]
 
 
-def test_openai_batch_run_uploads_a_round_then_its_judge_calls_same_numbers_as_without_batch(
-    suite: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # a batch line asks for one draw's answer (`BatchRunner.draws_per_request`): compared with a run without
-    # --batch that asks for one draw per request too (it would ask for an arm's 2 draws in one, n 2)
-    with FakeLLMServer(responder) as server, monkeypatch.context() as one_draw:
-        one_draw.setattr(Runner, "draws_per_request", lambda self: 1)
+def test_openai_batch_run_uploads_a_round_then_its_judge_calls_same_numbers_as_without_batch(suite: Path) -> None:
+    # a batch line asks for an arm's round of draws (n 2), as a run without --batch asks for them in one request
+    with FakeLLMServer(responder) as server:
         plain = run(suite, server, batch=False)
         sent = sorted(json.dumps(r.body, sort_keys=True) for r in server.requests if r.path == OPENAI_CHAT)
     with FakeLLMServer(responder) as server:
@@ -82,12 +80,23 @@ def test_openai_batch_run_uploads_a_round_then_its_judge_calls_same_numbers_as_w
         lines = uploaded(server)
         batches = server.openai_batches.batches
     r = outcome.receipt
-    # answers: 2 cases x 2 arms x 2 draws = 8 lines; judge: 8 draws, their 2 samples in one line each (n 2) = 8
-    assert [len(b.custom_ids) for b in batches.values()] == [8, 8]
+    # answers: 2 cases x 2 arms, an arm's 2 draws in one line (n 2) = 4 lines; judge: 8 draws, their 2 samples in
+    # one line each (n 2) = 8 lines
+    assert [len(b.custom_ids) for b in batches.values()] == [4, 8]
+    assert [line["custom_id"] for line in lines[:4]] == [
+        "answer-0-with_skill-0_1",
+        "answer-0-baseline-0_1",
+        "answer-1-with_skill-0_1",
+        "answer-1-baseline-0_1",
+    ]
+    assert [line["body"]["n"] for line in lines] == [2] * 12  # type: ignore[index]
     assert r.run.batch_ids == ["batch_fake0001", "batch_fake0002"]
-    assert r.run.logical_calls == 8 + 8 * 2
+    # each draw its own logical call: 8 answers + 8 x 2 samples, as without --batch
+    assert r.run.logical_calls == plain.receipt.run.logical_calls == 8 + 8 * 2
     # per batch: upload 1 + create 1 + a poll in progress 1 + the poll that sees it completed 1 + the output file 1
+    # (without --batch: 4 answer requests + 8 judge requests = 12)
     assert r.run.endpoint_attempts == 2 * 5 == len(requests)
+    assert plain.receipt.run.endpoint_attempts == 4 + 8
     assert requests[:5] == [
         ("POST", FILES),
         ("POST", OPENAI_BATCHES),
@@ -99,18 +108,23 @@ def test_openai_batch_run_uploads_a_round_then_its_judge_calls_same_numbers_as_w
     # each line: POST /v1/chat/completions with exactly the body the lane sends without --batch
     assert {(line["method"], line["url"]) for line in lines} == {("POST", "/v1/chat/completions")}
     assert sorted(json.dumps(line["body"], sort_keys=True) for line in lines) == sent
-    assert lines[8]["custom_id"] == "judge-0-with_skill-0-0_1" and lines[8]["body"]["n"] == 2  # type: ignore[index]
+    assert lines[4]["custom_id"] == "judge-0-with_skill-0-0_1"
     # the same numbers as without --batch: with-skill 0.9, baseline 0.4; bands separate, lift 0.5
     for case, other in zip(r.cases, plain.receipt.cases, strict=True):
         assert [d.score for d in case.with_skill.draws] == [d.score for d in other.with_skill.draws] == [0.9, 0.9]
         assert [d.score for d in case.baseline.draws] == [d.score for d in other.baseline.draws] == [0.4, 0.4]
+        for draws in (case.with_skill.draws, case.baseline.draws):
+            # the line's usage on its first draw only; its attempts too (the batch's HTTP requests on its last line)
+            assert [d.request_draws for d in draws] == [2, 2]
+            assert draws[0].usage is not None and draws[1].usage is None and draws[1].endpoint_attempts == 0
+    assert [d.endpoint_attempts for d in r.cases[1].baseline.draws] == [5, 0]  # the answer batch's last line
     reading = read_receipt(r)
     assert [c.verdict for c in reading.cases] == ["improved", "improved"]
     assert reading.lift == pytest.approx(0.5, abs=1e-12)
-    # usage as without --batch: 4 draws x 50 uncached + 4 x 40 cached with the skill, 4 x 30 without;
-    # the judge: 8 requests x 200 in, counted once per request
+    # usage as without --batch, one line per arm and case: 2 x 50 uncached + 2 x 40 cached with the skill,
+    # 2 x 30 without; the judge: 8 requests x 200 in, counted once per request
     gen = r.economics.generation
-    assert (gen.with_skill.input_tokens, gen.with_skill.cache_read_tokens, gen.baseline.input_tokens) == (200, 160, 120)
+    assert (gen.with_skill.input_tokens, gen.with_skill.cache_read_tokens, gen.baseline.input_tokens) == (100, 80, 60)
     assert gen == plain.receipt.economics.generation
     assert r.economics.judge_overhead.usage == plain.receipt.economics.judge_overhead.usage
     assert r.economics.judge_overhead.usage.input_tokens == 1600
@@ -127,39 +141,72 @@ def test_openai_batch_run_uploads_a_round_then_its_judge_calls_same_numbers_as_w
     assert not outcome.path.with_name(outcome.path.name + ".journal").exists()
 
 
+def test_a_line_with_fewer_choices_than_draws_gives_those_and_the_rest_are_asked_again(suite: Path) -> None:
+    def one_choice(req: RecordedRequest) -> FakeReply:  # an answer line gets one choice, whatever its n
+        reply = responder(req)
+        return reply if "<<<ANSWER" in req.prompt_text else replace(reply, choices=(reply.text,))
+
+    with FakeLLMServer(one_choice) as server:
+        outcome = run(suite, server)
+        lines = uploaded(server)
+        batches = server.openai_batches.batches
+    r = outcome.receipt
+    # B1: the 4 arm lines (n 2), each gives draw 0; B2: draw 1 of each arm asked again, one line each (no n),
+    # then B3: the judge lines of the draws 0 (n 2); B4: those of the draws 1
+    assert [len(b.custom_ids) for b in batches.values()] == [4, 4, 4, 4]
+    assert [line["custom_id"] for line in lines[4:8]] == [f"answer-{c}-{a}-1" for c in (0, 1) for a in ARMS]
+    assert [line["body"].get("n") for line in lines[:8]] == [2] * 4 + [None] * 4  # type: ignore[attr-defined]
+    # 8 answers + 16 samples; 4 batches x 5 HTTP requests
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (24, 20)
+    for case in r.cases:
+        for draws in (case.with_skill.draws, case.baseline.draws):
+            assert [(d.index, d.status, d.request_draws) for d in draws] == [
+                (0, "measured", None),
+                (1, "measured", None),
+            ]
+            assert all(d.usage is not None for d in draws)
+    # every line billed once: with the skill 4 lines x 50 in; the judge 8 lines x 200
+    assert r.economics.generation.with_skill.input_tokens == 200
+    assert r.economics.judge_overhead.usage.input_tokens == 1600
+
+
 def test_an_expired_an_errored_and_a_missing_line_are_lost_draws_naming_the_batch(suite: Path) -> None:
     with FakeLLMServer(responder) as server:
-        server.openai_batches.expire = {"answer-0-with_skill-0"}
-        server.openai_batches.drop = {"answer-1-baseline-1"}
-        # the first line the fake answers (case a, with the skill, draw 1) is answered by this error: errored
+        server.openai_batches.expire = {"answer-0-with_skill-0_1"}
+        server.openai_batches.drop = {"answer-1-baseline-0_1"}
+        # the first line the fake answers (case a, baseline: its 2 draws) is answered by this error: errored
         server.queue(OPENAI_CHAT, FakeReply.error(500, message="boom"))
         outcome = run(suite, server, max_consecutive_failures=0)
         batches = server.openai_batches.batches
         requests = [(r.method, r.path) for r in server.requests]
     r = outcome.receipt
-    a_with = r.cases[0].with_skill.draws
-    assert [d.status for d in a_with] == ["lost", "lost"]
-    assert a_with[0].lost_reason == "timeout: the batch batch_fake0001 expired before this request was processed"
-    assert a_with[1].lost_reason == "the batch item errored: 500 server_error: boom"
+    expired = "timeout: the batch batch_fake0001 expired before this request was processed"
+    # a line fails each of its draws
+    assert [d.lost_reason for d in r.cases[0].with_skill.draws] == [expired, expired]
+    assert [d.lost_reason for d in r.cases[0].baseline.draws] == ["the batch item errored: 500 server_error: boom"] * 2
     # a line neither file holds, in a batch that expired: it expired too
-    assert r.cases[1].baseline.draws[1].lost_reason == a_with[0].lost_reason
-    assert [d.status for d in r.cases[0].baseline.draws] == ["measured", "measured"]
-    # 8 answers, 3 lost (never judged): 5 judge lines (n 2) = 10 judge calls; max_draws 2 leaves no room to redraw
-    assert [len(b.custom_ids) for b in batches.values()] == [8, 5]
+    assert [d.lost_reason for d in r.cases[1].baseline.draws] == [expired, expired]
+    assert [d.status for d in r.cases[1].with_skill.draws] == ["measured", "measured"]
+    # 8 answers in 4 lines, 6 lost (never judged): 2 judge lines (n 2) = 4 judge calls; max_draws 2 leaves no room
+    # to redraw
+    assert [len(b.custom_ids) for b in batches.values()] == [4, 2]
     # the expired batch has both files: upload, create, 2 polls, output, errors = 6; the judge batch 5
     assert ("GET", f"{FILES}/file-batch_fake0001-errors/content") in requests
-    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 10, 6 + 5) == (18, len(requests))
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 4, 6 + 5) == (12, len(requests))
 
 
 def test_a_line_a_completed_batch_left_out_is_a_lost_draw_naming_the_batch(suite: Path) -> None:
     with FakeLLMServer(responder) as server:
-        server.openai_batches.drop = {"answer-1-baseline-1"}
+        server.openai_batches.drop = {"answer-1-baseline-0_1"}
         outcome = run(suite, server, max_consecutive_failures=0)
     r = outcome.receipt
     lost = [d for c in r.cases for arm in (c.with_skill, c.baseline) for d in arm.draws if d.status == "lost"]
-    assert [d.lost_reason for d in lost] == ["the batch ended without a result for this request (batch batch_fake0001)"]
-    # 8 answers, 1 lost: 7 judge lines x 2 samples; upload, create, 2 polls, output = 5 HTTP requests per batch
-    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 14, 5 + 5)
+    assert [d.lost_reason for d in lost] == [
+        "the batch ended without a result for this request (batch batch_fake0001)"
+    ] * 2
+    # 8 answers, 2 lost (case b's baseline line): 6 judge lines x 2 samples; upload, create, 2 polls, output = 5
+    # HTTP requests per batch
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 12, 5 + 5)
 
 
 def test_resume_polls_the_journaled_openai_batch_instead_of_uploading_again(
@@ -172,12 +219,31 @@ def test_resume_polls_the_journaled_openai_batch_instead_of_uploading_again(
     assert '"kind": "batch"' in journal and "batch_fake0001" in journal
     posts = [r.path for r in requests if r.method == "POST"]
     r = outcome.receipt
-    # the answers uploaded and created before the cancel, polled after it; the judge calls: 2 uploads, 2 creates
+    # the answers uploaded and created before the cancel, polled after it (the resumed run grouped the round's
+    # draws as the first job did: the same 4 custom_ids); the judge calls: 2 uploads, 2 creates
     assert posts == [FILES, OPENAI_BATCHES, FILES, OPENAI_BATCHES]
-    assert [len(b.custom_ids) for b in server.openai_batches.batches.values()] == [8, 8]
+    assert [len(b.custom_ids) for b in server.openai_batches.batches.values()] == [4, 8]
+    assert server.openai_batches.batches["batch_fake0001"].custom_ids[0] == "answer-0-with_skill-0_1"
     assert r.run.batch_ids == ["batch_fake0001", "batch_fake0002"] and r.run.logical_calls == 24
+    assert [d.request_draws for d in r.cases[0].with_skill.draws] == [2, 2]
     # first job: upload + create (2, journaled); resumed: the answers' 2 polls + output 1, the judge batch's 5
     assert len(requests) == 2 + 3 + 5 == r.run.endpoint_attempts
+
+
+def test_a_batch_journaled_one_draw_a_line_is_polled_after_resume_not_asked_again(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the first job asks one draw a line (as every --batch run did before draws were grouped in a line); the
+    # resumed run groups the draws of the journal's unread batch as that batch did, so it polls the same batch
+    monkeypatch.setattr(BatchRunner, "draws_per_request", lambda self: 1)  # undone before the resume
+    with FakeLLMServer(responder) as server:
+        _, journal, outcome, requests = cancel_then_resume(run, suite, server, monkeypatch, polls_before_cancel=0)
+    assert '"answer-0-with_skill-1"' in journal
+    assert [r.path for r in requests if r.method == "POST"] == [FILES, OPENAI_BATCHES, FILES, OPENAI_BATCHES]
+    assert [len(b.custom_ids) for b in server.openai_batches.batches.values()] == [8, 8]
+    r = outcome.receipt
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (24, 2 + 3 + 5) == (24, len(requests))
+    assert all(d.request_draws is None for c in r.cases for d in (*c.with_skill.draws, *c.baseline.draws))
 
 
 def test_polls_made_before_the_cancel_are_counted_after_resume(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
