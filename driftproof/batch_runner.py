@@ -101,6 +101,34 @@ def custom_id(kind: str, key: Sequence[Any]) -> str:
     return f"{kind}-{ci}-{arm}{parts}"
 
 
+CUSTOM_ID_MAX = 64
+"""The longest custom_id Message Batches accepts (``^[a-zA-Z0-9_-]{1,64}$``); the OpenAI Batch API documents no
+limit, so both are held to it."""
+
+
+def fitting(kind: str, head: tuple[Any, ...], groups: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """``groups`` (of draws, or of a draw's samples) split where a line's custom_id would pass `CUSTOM_ID_MAX`
+    characters; ``head`` is the key before the group (case index and arm, and a judge line's draw index).
+
+    >>> fitting("answer", (7, "with_skill"), [(0, 1, 2)])
+    [(0, 1, 2)]
+    >>> [len(g) for g in fitting("answer", (99999, "with_skill"), [tuple(range(30))])]  # 24 + 19 + 7 x 3 = 64
+    [17, 13]
+    >>> [len(custom_id("answer", (99999, "with_skill", tuple(range(n))))) for n in (17, 18)]
+    [64, 67]
+    """
+    lines: list[tuple[int, ...]] = []
+    for group in groups:
+        line: list[int] = []
+        for item in group:
+            if line and len(custom_id(kind, (*head, (*line, item)))) > CUSTOM_ID_MAX:
+                lines.append(tuple(line))
+                line = []
+            line.append(item)
+        lines.append(tuple(line))
+    return lines
+
+
 def answer_lines(custom_ids: Sequence[str]) -> dict[tuple[int, str], list[tuple[int, ...]]]:
     """By case index and arm, the draws of each answer line the custom_ids name (`custom_id`); others are skipped.
 
@@ -165,7 +193,11 @@ class BatchRunner(Runner):
         journaled = self._unread_lines.pop((ci, arm), None)
         if journaled is not None and sorted(i for group in journaled for i in group) == sorted(indices):
             return journaled
-        return super().answer_groups(ci, arm, indices)
+        return fitting("answer", (ci, arm), super().answer_groups(ci, arm, indices))
+
+    def sample_groups(self, key: tuple[int, str, int], missing: list[int]) -> list[tuple[int, ...]]:
+        """As `Runner.sample_groups`, each line's custom_id within `CUSTOM_ID_MAX` characters."""
+        return fitting("judge", key, super().sample_groups(key, missing))
 
     def _next_done(self) -> Future[Generation]:
         """The next call that came back; once all are handled, the queued calls go out as batches."""

@@ -519,9 +519,14 @@ class Runner:
         """Ask for samples ``missing`` of a pending draw, in as few requests as the judge lane allows."""
         ci, arm, index = key
         text = self._pending[key].record.text
-        for group in sample_groups(missing, self.judge.samples_per_request()):
+        for group in self.sample_groups(key, missing):
             args = (self.suite.cases[ci], arm, index, group, text)
             self._submit(pool, futures, "judge", (ci, arm, index, group), self._judge_call, *args)
+
+    def sample_groups(self, key: tuple[int, str, int], missing: list[int]) -> list[tuple[int, ...]]:
+        """The judge samples ``missing`` of draw ``key``, in groups of at most what the judge lane allows in one
+        request."""
+        return sample_groups(missing, self.judge.samples_per_request())
 
     def _on_request(self, pool: ThreadPoolExecutor, futures: Futures, key: Any, gen: Generation) -> None:
         """A judge request that came back: each sample it holds is a logical call, journaled at once, then recorded;

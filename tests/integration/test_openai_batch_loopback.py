@@ -272,3 +272,27 @@ def test_mixed_providers_each_go_through_their_own_batch_api(suite: Path) -> Non
     assert paths.count(BATCHES) == 1 and paths.count(FILES) == 1 and paths.count(OPENAI_BATCHES) == 1
     assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 16, 5 + 5) == (24, len(paths))
     assert [[d.score for d in c.with_skill.draws] for c in r.cases] == [[0.9, 0.9], [0.9, 0.9]]
+
+
+def test_a_batch_line_is_split_where_its_custom_id_would_pass_64_characters(suite: Path) -> None:
+    """20 draws in one round and 20 judge samples a draw: one line each would name 20 draws (or samples) in a
+    custom_id longer than the 64 characters Message Batches accepts, which the OpenAI Batch API is held to too."""
+    with FakeLLMServer(responder) as server:
+        outcome = run(suite, server, draws=20, max_draws=20, judge_samples=20)
+        lines = uploaded(server)
+    n_of = {str(line["custom_id"]): line["body"].get("n", 1) for line in lines}  # type: ignore[attr-defined]
+    assert max(map(len, n_of)) == 64
+    # "0_1_..._9" is 19 characters, then 3 a draw (or sample). Answers: "answer-0-with_skill-" is 20, so
+    # 20 + 19 + 8 x 3 = 63: draws 0..17 in one line, 18 and 19 in the next; "answer-0-baseline-" is 18:
+    # 18 + 19 + 9 x 3 = 64, draws 0..18, then 19 alone (no n)
+    first, rest = "_".join(map(str, range(18))), "_".join(map(str, range(19)))
+    assert (n_of[f"answer-0-with_skill-{first}"], n_of["answer-0-with_skill-18_19"]) == (18, 2)
+    assert (n_of[f"answer-1-baseline-{rest}"], n_of["answer-1-baseline-19"]) == (19, 1)
+    # judge: "judge-0-with_skill-0-" is 21: 21 + 19 + 8 x 3 = 64, samples 0..17 then 18, 19; at draw 10 the
+    # prefix is 22: 22 + 19 + 7 x 3 = 62, samples 0..16 then 17, 18, 19
+    assert (n_of[f"judge-0-with_skill-0-{first}"], n_of["judge-0-with_skill-0-18_19"]) == (18, 2)
+    seventeen = "_".join(map(str, range(17)))
+    assert (n_of[f"judge-0-with_skill-10-{seventeen}"], n_of["judge-0-with_skill-10-17_18_19"]) == (17, 3)
+    receipt = outcome.receipt
+    assert all(len(d.judge_samples) == 20 for c in receipt.cases for a in (c.with_skill, c.baseline) for d in a.draws)
+    assert receipt.run.logical_calls == 80 * (1 + 20)  # each draw and each sample one logical call
