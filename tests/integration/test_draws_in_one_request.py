@@ -209,6 +209,18 @@ def test_an_error_that_is_not_about_n_is_not_asked_again_without_it(suite: Path)
     assert sent and all(q.n == 3 for q in sent if not is_judge(q))  # never read as a refusal of n: n kept
 
 
+def stopped_at_the_budget_after_two_draws_an_arm(r: Receipt, w: int, b: int, usd: float) -> None:
+    """The one case drew 2 draws an arm (one request, or one batch line, each), stopped by a budget of exactly
+    their worst cases (``w`` with the skill, ``b`` without; ``usd`` in dollars), the third needed beyond it."""
+    case = r.cases[0]
+    assert (len(case.with_skill.draws), len(case.baseline.draws)) == (2, 2)
+    assert case.stop_reason == "stopped at the token budget"
+    record = r.run.settings.budget
+    assert record is not None and (record.committed_tokens, record.needed_tokens) == (2 * w + 2 * b, 3 * w + 3 * b)
+    assert record.committed_usd == pytest.approx(usd, abs=1e-9)
+    assert [d.request_draws for d in case.with_skill.draws] == [2, 2]
+
+
 def worst_cases(suite: Path) -> tuple[int, int]:
     """(with, baseline) worst case of one draw with --max-tokens 100 and one judge sample."""
     template = estimate_tokens(judge_prompt(load_suite(suite).cases[0], ""))
@@ -232,13 +244,7 @@ def test_a_grouped_request_under_a_budget_asks_only_for_the_draws_the_budget_res
     # one request per arm, for the 2 draws reserved: each draw's worst case (its input counted in full, as a
     # server that ignores n would be asked again for it) committed before the request starts
     assert [(bool(q.system_text), q.body.get("n")) for q in answers] == [(True, 2), (False, 2)]
-    case = r.cases[0]
-    assert (len(case.with_skill.draws), len(case.baseline.draws)) == (2, 2)
-    assert case.stop_reason == "stopped at the token budget"
-    record = r.run.settings.budget
-    assert record is not None and (record.committed_tokens, record.needed_tokens) == (2 * w + 2 * b, 3 * w + 3 * b)
-    assert record.committed_usd == pytest.approx(usd, abs=1e-9)
-    assert [d.request_draws for d in case.with_skill.draws] == [2, 2]
+    stopped_at_the_budget_after_two_draws_an_arm(r, w, b, usd)
     assert r.run.logical_calls == 4 * 2  # 4 draws x (1 answer + 1 judge sample)
     assert r.run.endpoint_attempts == 2 + 4  # 2 answer requests, 4 judge requests
 
@@ -475,12 +481,6 @@ def test_a_batch_line_under_a_budget_asks_only_for_the_draws_the_budget_reserved
         ("answer-0-baseline-0_1", 2),
         *((f"judge-0-{arm}-{i}-0", None) for arm in ("with_skill", "baseline") for i in (0, 1)),
     ]
-    case = r.cases[0]
-    assert (len(case.with_skill.draws), len(case.baseline.draws)) == (2, 2)
-    assert case.stop_reason == "stopped at the token budget"
-    record = r.run.settings.budget
-    assert record is not None and (record.committed_tokens, record.needed_tokens) == (2 * w + 2 * b, 3 * w + 3 * b)
-    assert record.committed_usd == pytest.approx(usd, abs=1e-9)
-    assert [d.request_draws for d in case.with_skill.draws] == [2, 2]
+    stopped_at_the_budget_after_two_draws_an_arm(r, w, b, usd)
     # 4 draws x (1 answer + 1 judge sample); 2 batches x (upload, create, 2 polls, output)
     assert (r.run.logical_calls, r.run.endpoint_attempts) == (8, 2 * 5)
