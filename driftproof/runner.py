@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import Any
 
 from driftproof.answers import Finished, answer_record, judge_sample, judged_answer, lost_answer
 from driftproof.core.compare import ArmEvidence
@@ -359,18 +359,18 @@ class Runner:
             for entry in held:
                 self._journal.write(entry)
 
-    def _arrived(self, kind: str, key: Any, gen: Generation) -> AnswerRecord | SampleRecord:
-        """A call that came back, journaled at once (before a failure can stop the run): its call is counted."""
-        ci, arm, index, *sample = key
-        case_id = self.suite.cases[ci].id
-        if kind == "answer":
-            record = answer_record(gen)
-            if self._journal is not None:
-                self._journal.write(answer_entry(case_id, arm, index, record))
-            return record
+    def _answer_arrived(self, ci: int, arm: str, index: int, gen: Generation) -> AnswerRecord:
+        """An answer that came back, journaled at once (before a failure can stop the run)."""
+        record = answer_record(gen)
+        if self._journal is not None:
+            self._journal.write(answer_entry(self.suite.cases[ci].id, arm, index, record))
+        return record
+
+    def _sample_arrived(self, ci: int, arm: str, index: int, sample: int, gen: Generation) -> SampleRecord:
+        """A judge sample that came back, journaled at once (before a failure can stop the run)."""
         judged = judge_sample(self.suite.cases[ci], gen)
         if self._journal is not None:
-            self._journal.write(sample_entry(case_id, arm, index, sample[0], judged))
+            self._journal.write(sample_entry(self.suite.cases[ci].id, arm, index, sample, judged))
         return judged
 
     # -- rounds ------------------------------------------------------------------------------------
@@ -478,7 +478,7 @@ class Runner:
         records = []
         for index, one in zip(draws, answers, strict=False):
             self._count(one, (ci, arm, index, ANSWER))
-            records.append(cast(AnswerRecord, self._arrived("answer", (ci, arm, index), one)))
+            records.append(self._answer_arrived(ci, arm, index, one))
         self._watch(gen, self.lane, "answer")
         for index, record in zip(draws, records, strict=False):
             self._on_answer(pool, futures, (ci, arm, index), record)
@@ -536,7 +536,7 @@ class Runner:
         records = []
         for sample, one in zip(group, samples, strict=False):
             self._count(one, (ci, arm, index, sample))
-            records.append(cast(SampleRecord, self._arrived("judge", (ci, arm, index, sample), one)))
+            records.append(self._sample_arrived(ci, arm, index, sample, one))
         self._watch(gen, self.judge, "judge")
         left_out = list(group[len(samples) :])
         for sample, record in zip(group, records, strict=False):

@@ -181,9 +181,10 @@ class OpenAIApiLane(ApiLane):
         try:
             response = self._client.post(CHAT_COMPLETIONS, cast_to=httpx2.Response, body=body, options=options)
         except openai.APIStatusError as exc:
-            if n > 1 and not self._n_works and refuses_n(exc.status_code, _error_message(exc.body, exc.message)):
+            message = _error_message(exc.body, exc.message)
+            if n > 1 and not self._n_works and refuses_n(exc.status_code, message):
                 self._ignores_n = True  # the retry, and every request after it, goes without ``n``
-                raise RefusedN(n, _error_message(exc.body, exc.message)) from None
+                raise RefusedN(n, message) from None
             raise
         completion = _completion(response)
         choices = _field(completion, "choices")
