@@ -4,6 +4,9 @@ Nothing half-written is ever left at the target path: a reader sees the old file
 belong together (a receipt and its answers archive) are written together: every temp file first, then all are
 moved in place, so a disk that fills up half-way leaves the old pair, never a new file beside an old one.
 A write that fails raises `OutputError` in one line naming the file and the cause, with every temp file removed.
+A target that exists and is not a regular file (a directory, a device such as ``/dev/full``, a FIFO, a socket) is
+never renamed over: the rename would replace the node itself. Commands refuse such a path before any call
+(`driftproof.targets`); the writer refuses it again in case it became one since.
 
 The file gets the permissions a plain ``open()`` would have given it: an existing file keeps its own mode, a
 new one gets ``0o666`` less the process umask (``0644`` under the usual ``022``). ``mkstemp`` alone would leave
@@ -58,6 +61,30 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~current_umask()
 
 
+_SPECIAL = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (a named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def special_kind(path: Path) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (symlinks followed), else ``None``.
+
+    >>> special_kind(Path("/")), special_kind(Path("/no/such/file"))
+    ('a directory', None)
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # missing, a dangling link, a path under a file: nothing to write over
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((word for test, word in _SPECIAL if test(mode)), "not a regular file")
+
+
 def write_failed(path: Path, exc: OSError, *, appending: bool = False) -> OutputError:
     """The one-line error of a file that could not be written: which file, why, what is left, what to do.
 
@@ -107,6 +134,12 @@ def write_together(files: Mapping[Path, bytes | Iterable[bytes]]) -> None:
 
     Raises `OutputError` (one line, the file and the cause) when one cannot be written; no file is changed then.
     """
+    for path in files:  # a rename would replace a device node, a FIFO or a socket itself
+        special = special_kind(path)
+        if special is not None:
+            raise OutputError(
+                f"{path}: is {special}, not a regular file, so it was not written over; nothing was written there"
+            )
     staged: dict[Path, str] = {}
     try:
         for path, data in files.items():

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,11 +100,18 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from driftproof.core.placebo_reading import diff_placebo_json
     from driftproof.receipts import gc_paused, load_receipt
     from driftproof.render import render_diff
+    from driftproof.targets import JUNIT, Output, check_outputs, receipt_inputs
 
-    junit = _junit_target(args)
+    junit = Path(args.junit) if args.junit else None
     with gc_paused():  # issue 14: two large receipts' objects are not rescanned while they are compared
         before = load_receipt(args.before, read_restamped_smoke=True)
         after = load_receipt(args.after, read_restamped_smoke=True)
+        if junit is not None:  # before anything is printed
+            reads = [
+                *receipt_inputs(Path(args.before), before, "the receipt BEFORE", "the receipt BEFORE"),
+                *receipt_inputs(Path(args.after), after, "the receipt AFTER", "the receipt AFTER"),
+            ]
+            check_outputs([Output(junit, "--junit", JUNIT)], reads)
         result = diff(before, after)
         # without --lift-breakdown the output is exactly what it was before the breakdown existed
         breakdowns = (lift_breakdown(before), lift_breakdown(after)) if args.lift_breakdown else None
@@ -120,30 +128,22 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     return gate_exit(Status(result.status), FailOn(args.fail_on))
 
 
-def _junit_target(args: argparse.Namespace) -> Path | None:
-    """``--junit FILE``, checked before anything is read or called (a directory, a missing parent: exit 2)."""
-    if not args.junit:
-        return None
-    from driftproof.junit import check_junit_target
-
-    check_junit_target(Path(args.junit))
-    return Path(args.junit)
-
-
 def _cmd_export(args: argparse.Namespace) -> int:
     from driftproof.core.reading import read_receipt
     from driftproof.core.summary import summary_json
     from driftproof.receipts import load_receipt
-    from driftproof.summary_file import EXPORT_FORMATS, check_target, summary_text, write_summary
+    from driftproof.summary_file import EXPORT_FORMATS, summary_text, write_summary
+    from driftproof.targets import SUMMARY, Output, check_outputs, receipt_inputs
 
     if args.format not in EXPORT_FORMATS:
         raise InputError(
             f"--format: {args.format!r} is not a format export writes (it writes {', '.join(EXPORT_FORMATS)})"
         )
     out = Path(args.output) if args.output else None
-    if out is not None:
-        check_target(out, Path(args.receipt))
     receipt = load_receipt(args.receipt, read_restamped_smoke=True)
+    if out is not None:
+        reads = receipt_inputs(Path(args.receipt), receipt, "the receipt being exported", "the receipt exported")
+        check_outputs([Output(out, "-o", SUMMARY)], reads)
     text = summary_text(summary_json(receipt, read_receipt(receipt)), str(out or "stdout"))
     if out is None:
         print(text, end="")
@@ -156,11 +156,15 @@ def _cmd_badge(args: argparse.Namespace) -> int:
     from driftproof.badge_age import badge_verified, parse_day, today_utc
     from driftproof.core.reading import read_receipt
     from driftproof.receipts import badge_text, load_receipt, write_badge
+    from driftproof.targets import BADGE, Output, check_outputs, receipt_inputs
 
     if args.stale_after < 0:
         raise InputError(f"--stale-after: expected a whole number of days from 0, got {args.stale_after}")
     today = parse_day(args.today) if args.today else today_utc()
     receipt = load_receipt(args.receipt, read_restamped_smoke=True)
+    if args.output:
+        what = "the receipt the badge is made from"
+        check_outputs([Output(Path(args.output), "-o", BADGE)], receipt_inputs(Path(args.receipt), receipt, what, what))
     reading, verified = read_receipt(receipt), badge_verified(receipt, today, args.stale_after)
     if args.output:
         print(f"badge: {write_badge(reading, Path(args.output), verified)}")
@@ -212,7 +216,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from driftproof.run import run_suite
     from driftproof.terminal import print_quick, print_run_summary
 
-    junit = _junit_target(args)
+    junit = Path(args.junit) if args.junit else None
     if args.skills is not None or args.changed is not None:  # many skills, or only what a change touches
         from driftproof.skills_run import run_skills
 
@@ -221,7 +225,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return run_skills(args, _run_request)
     if args.suite is None:
         raise InputError("run: give a SUITE file, or --skills GLOB for every skill of a repository")
-    outcome = run_suite(_run_request(args, Path(args.suite), Path(args.skill) if args.skill else None, args.output))
+    request = _run_request(args, Path(args.suite), Path(args.skill) if args.skill else None, args.output)
+    if junit is not None:  # checked with the receipt, before any call
+        from driftproof.targets import JUNIT, Output
+
+        request = replace(request, also_writes=(Output(junit, "--junit", JUNIT),))
+    outcome = run_suite(request)
     if args.quick:
         print_quick(outcome)
     print_run_summary(outcome)

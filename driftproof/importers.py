@@ -32,6 +32,7 @@ from driftproof.core.sentences import next_line, receipt_line
 from driftproof.core.words import ImportKind
 from driftproof.errors import InputError
 from driftproof.receipts import write_receipt
+from driftproof.targets import Input, Output, check_outputs
 
 IMPORT = Limits(max_bytes=64 * MiB, max_depth=64)
 """Result files of another tool. Caliper's two real files with transcripts are 42 and 46 KB for 5 tasks x 3
@@ -167,8 +168,9 @@ def convert(request: ImportRequest) -> Receipt:
 
 def import_results(request: ImportRequest) -> tuple[Receipt, Path]:
     """Convert and write atomically; return the receipt and its path."""
-    receipt = convert(request)
     out = request.out or default_out(request)
+    check_outputs([Output(out, "-o")], [Input(f, "one of the files imported") for f in request.files])
+    receipt = convert(request)
     return receipt, write_receipt(receipt, out)
 
 

@@ -3,7 +3,8 @@
 The XML is the common JUnit shape CI test reporters read (GitHub's test reporters such as dorny/test-reporter
 and mikepenz/action-junit-report, GitLab, Jenkins): ``<testsuites>`` holding one ``<testsuite>`` with its
 ``tests``, ``failures``, ``errors`` and ``skipped`` counts, and a ``<testcase classname= name=>`` per suite case,
-carrying ``<failure message=...>`` or ``<skipped message=...>``. The target is checked before any model call.
+carrying ``<failure message=...>`` or ``<skipped message=...>``. The target is checked before any model call, as
+every output is (`driftproof.targets`).
 """
 
 from __future__ import annotations
@@ -16,27 +17,8 @@ from driftproof.core.diff import DiffResult
 from driftproof.core.junit import JUnitReport, Result, diff_report, run_report
 from driftproof.core.models import Receipt
 from driftproof.core.reading import read_receipt
-from driftproof.errors import InputError
 from driftproof.markdown import band_text
 from driftproof.safe_text import printable
-
-FLAG = "--junit"
-
-
-def check_junit_target(path: Path, flag: str = FLAG) -> None:
-    """Refuse a JUnit target that cannot be written, before anything runs: a directory, or a missing parent.
-
-    >>> check_junit_target(Path("/"))
-    Traceback (most recent call last):
-    ...
-    driftproof.errors.InputError: --junit: / is a directory; name a file such as /junit.xml
-    """
-    if path.is_dir():
-        raise InputError(f"{flag}: {path} is a directory; name a file such as {path / 'junit.xml'}")
-    parent = path.parent
-    if not parent.is_dir():
-        found = "is not a directory" if parent.exists() else "does not exist"
-        raise InputError(f"{flag}: {path}: its directory {parent} {found}; create it or name another file")
 
 
 def _text(value: str) -> str:

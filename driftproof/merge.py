@@ -7,6 +7,7 @@ out) is one line naming the file and the field, before anything is written (rule
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -18,7 +19,9 @@ from driftproof.core.shard_sentences import merged_line
 from driftproof.core.shards import merge_refusal, merged_body
 from driftproof.errors import InputError
 from driftproof.receipts import load_receipt, write_receipt
-from driftproof.run import check_output
+from driftproof.targets import RECEIPT_OUT, Output, check_outputs, receipt_inputs
+
+MERGED = replace(RECEIPT_OUT, noun="the merged receipt")
 
 
 class Merged(NamedTuple):
@@ -35,10 +38,12 @@ class Merged(NamedTuple):
 
 def merge_shards(paths: Sequence[Path], out: Path) -> Merged:
     """Load every shard receipt, refuse what cannot merge, and write the sealed merged receipt atomically."""
-    check_output(out)
-    if any(out.resolve() == p.resolve() for p in paths):
-        raise InputError(f"-o: {out} is one of the shard receipts given; write the merged receipt elsewhere")
     named = [(str(p), load_receipt(p)) for p in paths]
+    given = "one of the shard receipts given"  # and each one's answers archive, suite and skill
+    reads = [
+        i for p, (_, r) in zip(paths, named, strict=True) for i in receipt_inputs(p, r, given, f"shard receipt {p}")
+    ]
+    check_outputs([Output(out, "-o", MERGED)], reads)
     refusal = merge_refusal(named)
     if refusal is not None:
         raise InputError(refusal)

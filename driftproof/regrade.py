@@ -13,7 +13,7 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,8 @@ from driftproof.receipts import load_receipt, write_receipt
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS
 from driftproof.stop_lines import stop_message
 from driftproof.suite import Suite, SuiteCase, load_suite
+from driftproof.targets import ANSWERS, RECEIPT_OUT, Input, Output, check_outputs, receipt_inputs
+from driftproof.transcripts import archive_beside
 
 ARCHIVE = Limits(max_bytes=EVIDENCE.archive_bytes, max_depth=8)
 ENTRY_KEYS = frozenset({"case", "arm", "index", "answer", "judge_replies"})
@@ -279,8 +281,7 @@ def regrade(request: RegradeRequest, log: Callable[[str], None] = print) -> Regr
     if original.placebo is not None:
         raise _refuse(request.receipt, "placebo", [PLACEBO_NOT_REGRADED])
     out = request.out or request.receipt.with_name(request.receipt.stem + ".regrade.json")
-    if out.resolve() == request.receipt.resolve():
-        raise InputError(f"{out}: -o: is the original receipt; a regrade writes a receipt of its own")
+    check_outputs(*_outputs(request, original, out))  # before the archive is read and any judge call
     kept, digest = read_archive(request.answers, original)
     _match(kept, original, request.answers)
     suite = _tasks(request, original)
@@ -311,6 +312,24 @@ def regrade(request: RegradeRequest, log: Callable[[str], None] = print) -> Regr
     receipt, archive = _receipt(original, request, suite, digest, work, graded, carried, tally, today, out)
     write_receipt(receipt, out, beside=archive)
     return RegradeOutcome(receipt, out)
+
+
+REGRADED = replace(RECEIPT_OUT, noun="the regrade's receipt")
+
+
+def _outputs(request: RegradeRequest, original: Receipt, out: Path) -> tuple[list[Output], list[Input]]:
+    """The regrade's receipt and its own answers archive beside it, and every file it reads or relies on: the
+    original, the kept answers, the tasks, the script, and what the original records (`driftproof.targets`)."""
+    reads = [
+        Input(request.receipt, "the original receipt"),
+        Input(request.answers, "the answers archive given by --answers"),
+    ]
+    if request.suite is not None:
+        reads.append(Input(request.suite, "the revised suite (--suite)"))
+    if request.script is not None:
+        reads.append(Input(request.script, "the stub script (--script)"))
+    reads += receipt_inputs(request.receipt, original, "the original receipt", "the original receipt")
+    return [Output(out, "-o", REGRADED), Output(archive_beside(out), "-o", ANSWERS)], reads
 
 
 def _receipt(
@@ -359,7 +378,7 @@ def _receipt(
     price = list_price(original.economics.judge_overhead.price)
     overhead = economics.judge_overhead(today.model_requested, price, judged)
     text = "\n".join(lines) + "\n"
-    archive_path = out.with_name(out.stem + ".answers.jsonl")
+    archive_path = archive_beside(out)
     suite_record = original.suite.model_copy(
         update={
             "path": str(request.suite) if request.suite else original.suite.path,

@@ -47,7 +47,8 @@ from driftproof.runner import ARMS, JUDGE_MAX_TOKENS, Runner, RunOptions
 from driftproof.safe_text import printable
 from driftproof.sharding import default_shard_out, shard_line, shard_suite
 from driftproof.suite import Suite, installed_neighbours, load_suite, neighbour_texts, notice_lines, read_skill
-from driftproof.transcripts import Archive, TranscriptSpool
+from driftproof.targets import ANSWERS, JOURNAL, Input, Output, check_outputs
+from driftproof.transcripts import Archive, TranscriptSpool, archive_beside
 
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
 """What ``--quick`` fixes: a smoke run of the first case."""
@@ -111,6 +112,8 @@ class RunRequest:
     """``--default-canaries``: a suite without ``canaries:`` re-judges the default set shipped with Driftproof."""
     judge_mode: JudgeMode = DEFAULTS.judge_mode
     """``--judge-mode``: ``pairwise`` also judges each draw pair side by side (beside the scores, never a verdict)."""
+    also_writes: tuple[Output, ...] = ()
+    """Files the caller writes once the run is done (``--junit``): checked with the receipt, before any call."""
 
 
 @dataclass(frozen=True)
@@ -238,28 +241,35 @@ def default_out(suite_path: Path, quick: bool) -> Path:
     return suite_path.parent / ".driftproof" / ("receipt.quick.json" if quick else "receipt.json")
 
 
-def check_output(out: Path) -> None:
-    """Refuse, before any call, a receipt path the run could not write: a directory, a parent that is a file,
-    a directory this process may not write in. Creates nothing: the directories are made when the run writes."""
-    if out.is_dir():
-        raise InputError(f"{out}: is a directory; give the receipt a file path, e.g. {out / 'receipt.json'}")
-    ancestor = next((p for p in (out.parent, *out.parent.parents) if p.exists()), Path("."))
-    if not ancestor.is_dir():
-        raise InputError(f"{out}: {ancestor} is a file, not a directory, so the receipt cannot go there")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        why = "Read-only file system" if _read_only(ancestor) else "Permission denied"
-        raise InputError(f"{out}: cannot write in {ancestor} ({why}); pick another -o")
+def journal_beside(out: Path) -> Path:
+    """Where the run's journal goes: beside its receipt, as ``RECEIPT.journal``."""
+    return out.with_name(out.name + ".journal")
 
 
-def _read_only(path: Path) -> bool:
-    try:
-        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
-    except OSError:
-        return False
+def check_run_outputs(request: RunRequest, out: Path, suite: Suite, skill_path: Path) -> None:
+    """Refuse, before any call, a receipt path (or the answers archive, the journal, ``--junit`` beside it) the
+    run may not write: not a regular file, a file the run reads, a directory it cannot write in
+    (`driftproof.targets`). Creates nothing: the directories are made when the run writes."""
+    outputs = [Output(out, "-o"), Output(journal_beside(out), "-o", JOURNAL)]
+    if request.keep_transcripts:
+        outputs.append(Output(archive_beside(out), "--keep-transcripts", ANSWERS))
+    reads = [
+        Input(request.suite, "the suite this run reads"),
+        Input(skill_path, "the SKILL.md this run reads"),
+        *(Input(p, "a neighbour skill this run installs") for p in suite.neighbours),
+    ]
+    for path, what in (
+        (request.script, "the stub script (--script)"),
+        (request.price_table, "the price table (--price-table)"),
+        (request.reference if isinstance(request.reference, Path) else None, "the reference receipt (--reference)"),
+    ):
+        if path is not None:
+            reads.append(Input(path, what))
+    check_outputs([*outputs, *request.also_writes], reads)
 
 
 def _journal_for(request: RunRequest, out: Path, fingerprint: str, neighbours: dict[str, str]) -> Journal:
-    journal = Journal(out.with_name(out.name + ".journal"), fingerprint, neighbours)
+    journal = Journal(journal_beside(out), fingerprint, neighbours)
     if request.resume and not journal.path.exists():
         raise InputError(
             f"--resume: there is no journal at {journal.path}, so there is no interrupted run to finish "
@@ -290,7 +300,7 @@ def run_suite(
     installed = neighbour_records(suite, neighbours) if request.delivery == Delivery.DISCOVER else None
     out = request.out or default_out(request.suite, request.quick)
     out = default_shard_out(out, shard) if shard is not None and request.out is None else out
-    check_output(out)
+    check_run_outputs(request, out, suite, skill_path)
     max_failures = _count("max-consecutive-failures", request.max_consecutive_failures, low=0)
     lane, judge, judge_model = make_lanes(request)
     lane.install_neighbours(neighbours)

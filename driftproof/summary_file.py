@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from driftproof.atomic import write_text
-from driftproof.errors import InputError, OutputError
+from driftproof.errors import OutputError
 from driftproof.resources import summary_schema_file
 
 #: What ``driftproof export --format`` writes.
@@ -38,14 +38,6 @@ def summary_text(doc: dict[str, Any], target: str = "summary") -> str:
     for error in _validator().iter_errors(doc):
         raise OutputError(f"{target}: the summary does not match {summary_schema_file().name}: {error.message}")
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-
-
-def check_target(out: Path, receipt: Path) -> None:
-    """Refuse, before anything is read, a directory or the receipt itself as the file to write the summary to."""
-    if out.is_dir():
-        raise InputError(f"{out}: is a directory, not a file to write the summary to")
-    if out.exists() and out.resolve() == receipt.resolve():
-        raise InputError(f"{out}: is the receipt being exported; write the summary to another file")
 
 
 def write_summary(text: str, out: Path) -> Path:

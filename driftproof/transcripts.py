@@ -22,6 +22,15 @@ ARM_ORDER = (*ARMS, PLACEBO_ARM)
 """The archive's arm order within a case: with_skill, baseline, then a placebo arm (``--placebo``)."""
 
 
+def archive_beside(out: Path) -> Path:
+    """Where the answers archive of receipt ``out`` goes: beside it, as ``NAME.answers.jsonl``.
+
+    >>> archive_beside(Path("out/r.json"))
+    PosixPath('out/r.answers.jsonl')
+    """
+    return out.with_name(out.stem + ".answers.jsonl")
+
+
 class Archive(NamedTuple):
     """The archive's path, its lines in index order (read from the spool as they are written) and its reference."""
 
@@ -66,7 +75,7 @@ class TranscriptSpool:
         digest = hashlib.sha256()
         for line in self._lines():
             digest.update(line)
-        path = out.with_name(out.stem + ".answers.jsonl")
+        path = archive_beside(out)
         return Archive(path, self._lines(), {"path": path.name, "sha256": digest.hexdigest()})
 
     def close(self) -> None:

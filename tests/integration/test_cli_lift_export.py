@@ -124,10 +124,10 @@ def test_export_prints_the_summary_or_writes_it_atomically(
             "--format: 'csv' is not a format export writes (it writes summary-json)",
         ),
         (["export", "{dir}"], "{dir}: is a directory, not a receipt file"),
-        (["export", "{after}", "-o", "{dir}"], "{dir}: is a directory, not a file to write the summary to"),
+        (["export", "{after}", "-o", "{dir}"], "-o: {dir} is a directory; name a file such as {dir}/summary.json"),
         (
             ["export", "{after}", "-o", "{after}"],
-            "{after}: is the receipt being exported; write the summary to another file",
+            "-o: {after} is the receipt being exported; write the summary elsewhere",
         ),
     ],
 )

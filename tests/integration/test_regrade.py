@@ -346,7 +346,11 @@ REFUSALS: list[tuple[str, Refusal, str]] = [
         lambda t, o: _req(t, o, suite=write_suite(t, prompt_b="Task b, reworded.")),
         "case 'b': its prompt changed, so its kept answers answer another task (run it again)",
     ),
-    ("the original as output", lambda t, o: _req(t, o, out=o), "-o: is the original receipt"),
+    (
+        "the original as output",
+        lambda t, o: _req(t, o, out=o),
+        "is the original receipt; write the regrade's receipt elsewhere",
+    ),
 ]
 
 

@@ -69,7 +69,7 @@ def test_an_output_path_that_is_a_directory(suite: Path, capsys: pytest.CaptureF
     target = suite.parent / "receipts"
     target.mkdir()
     line = refused(capsys, "run", str(suite), "--provider", "stub", "-o", str(target))
-    assert line == f"{target}: is a directory; give the receipt a file path, e.g. {target / 'receipt.json'}"
+    assert line == f"-o: {target} is a directory; name a file such as {target / 'receipt.json'}"
     assert list(target.iterdir()) == []
 
 
@@ -78,7 +78,7 @@ def test_an_output_path_under_a_file(suite: Path, capsys: pytest.CaptureFixture[
     blocker.write_text("a file, not a folder")
     target = blocker / "sub" / "receipt.json"
     line = refused(capsys, "run", str(suite), "--provider", "stub", "-o", str(target))
-    assert line == f"{target}: {blocker} is a file, not a directory, so the receipt cannot go there"
+    assert line == f"-o: {target}: {blocker} is a file, not a directory, so the receipt cannot go there"
 
 
 @contextlib.contextmanager
@@ -107,7 +107,7 @@ def test_an_output_directory_that_cannot_be_written(
 ) -> None:
     with read_only_dir(tmp_path) as ro:
         line = refused(capsys, "run", str(suite), "--provider", "stub", "-o", str(ro / "receipt.json"))
-    assert line.startswith(f"{ro / 'receipt.json'}: cannot write in {ro} (")
+    assert line.startswith(f"-o: {ro / 'receipt.json'}: cannot write in {ro} (")
     assert "Read-only file system" in line or "Permission denied" in line
 
 
