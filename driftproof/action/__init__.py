@@ -11,6 +11,7 @@ Action writes or posts; raw model output in the log sits between ``::stop-comman
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -97,6 +98,19 @@ from driftproof.report_lines import baseline_line
 from driftproof.run import RunRequest, run_suite
 from driftproof.safe_text import clip_lines, one_line, printable
 from driftproof.stale import stale_against
+from driftproof.suite import load_suite
+from driftproof.targets import (
+    BADGE,
+    BADGE_KIND,
+    JUNIT,
+    JUNIT_KIND,
+    RECEIPT_KIND,
+    RECEIPT_OUT,
+    REPORT,
+    Input,
+    Output,
+    check_outputs,
+)
 
 __all__ = ["OUTPUTS", "main", "run"]
 
@@ -247,8 +261,7 @@ def _one(ctx: _Ctx, activity: Activity, client: GitHubClient | None) -> SkillOut
         before = _baseline(ctx, branch, client)
     labels = (branch or "default branch", "this PR" if event.is_pull_request else "this run")
     store = activity == Activity.STORE_RECEIPT
-    if config.junit is not None and config.in_workspace(config.junit).is_dir():  # refused before any model call
-        raise InputError(f"input 'junit': {config.junit} is a directory; name a file such as {config.junit}/junit.xml")
+    check_outputs(*_outputs(config, files, promote=store))  # before any call, before anything is written
     request = _request(
         ctx, files, before, as_reference=store or config.as_reference or config.sentinel, label=labels[0]
     )
@@ -329,6 +342,32 @@ def _files(config: ActionConfig, activity: Activity) -> _Files:
     suffix = stored.suffix or ".json"
     receipt = stored if activity == Activity.STORE_RECEIPT else stored.with_name(f"{stored.stem}.new{suffix}")
     return _Files(str(receipt), str(stored.with_name(f"{stored.stem}.report.md")), config.badge_path)
+
+
+def _outputs(config: ActionConfig, files: _Files, *, promote: bool) -> tuple[list[Output], list[Input]]:
+    """What this run writes in the workspace, named by the input each path comes from, and the files it reads
+    there: the suite, the skill (the input, else the suite's ``skill:``) and the receipt it would promote.
+
+    ``receipt-path``, ``badge-path`` and ``junit`` carry their `Kind`: a file already there is replaced only when it
+    is a receipt, a badge, a JUnit report (`driftproof.targets`)."""
+    ws = config.workspace
+    outputs = [Output(config.in_workspace(files.receipt), "input 'receipt-path'", RECEIPT_OUT, RECEIPT_KIND, ws)]
+    if files.report:  # a shard job writes its receipt only
+        outputs.append(Output(config.in_workspace(files.report), "input 'receipt-path'", REPORT, None, ws))
+        outputs.append(Output(config.in_workspace(files.badge), "input 'badge-path'", BADGE, BADGE_KIND, ws))
+        if config.junit is not None:
+            outputs.append(Output(config.in_workspace(config.junit), "input 'junit'", JUNIT, JUNIT_KIND, ws))
+    reads = [Input(config.in_workspace(config.suite), "the suite of the run (input 'suite')")]
+    if config.skill is not None:
+        reads.append(Input(config.in_workspace(config.skill), "the skill file of the run (input 'skill')"))
+    else:
+        with contextlib.suppress(DriftproofError):  # a suite that cannot be read is refused by the run, in its words
+            named = load_suite(config.in_workspace(config.suite)).skill
+            if named is not None:
+                reads.append(Input(named, "the skill file of the run (the suite's skill:)"))
+    if promote and config.promote is not None:
+        reads.append(Input(config.in_workspace(config.promote), "the receipt to promote (input 'promote')"))
+    return outputs, reads
 
 
 def _path(config: ActionConfig, relative: str) -> Path:

@@ -43,6 +43,7 @@ from driftproof.errors import DriftproofError, InputError
 from driftproof.receipts import load_receipt
 from driftproof.safe_text import printable
 from driftproof.skill_set_report import SetRow, render_skill_set
+from driftproof.targets import REPORT, Output, check_outputs
 
 __all__ = ["SET_REPORT", "SetSteps", "SkillOutcome", "run_skill_set"]
 
@@ -194,6 +195,9 @@ def _config_for(config: ActionConfig, skill: SkillSuite) -> ActionConfig:
 def run_skill_set(config: ActionConfig, event: Event, activity: Activity, steps: SetSteps, out: TextIO) -> int:
     """Every selected skill's run, then the one comment and the aggregate outputs; returns the exit code."""
     skills = find_skills(str(config.workspace / str(config.skills)), config.workspace)
+    report_path = str(PurePosixPath(set_folder(config.receipt_path)) / SET_REPORT)
+    report_out = Output(config.in_workspace(report_path), "input 'receipt-path'", REPORT, root=config.workspace)
+    check_outputs([report_out])  # before the first skill's first call; each skill's own paths are checked as it runs
     chosen = _select(config, event, activity, skills, out, steps.stands)
     for each in chosen:
         out.write(printable(each.line) + "\n")
@@ -205,7 +209,6 @@ def run_skill_set(config: ActionConfig, event: Event, activity: Activity, steps:
     kept = [read_receipt(c.kept).status for c in chosen if c.kept is not None]
     rows = [SetRow(n, o.decision, o.reading, o.report) for n, o in outcomes.items() if o.decision is not None]
     report = render_skill_set(rows, skipped)
-    report_path = str(PurePosixPath(set_folder(config.receipt_path)) / SET_REPORT)
     write_text(config.in_workspace(report_path), report)
     if activity == Activity.PR_COMMENT and config.comment:
         steps.comment(report, report_path)
