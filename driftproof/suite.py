@@ -479,17 +479,18 @@ def read_skill(path: Path | None, suite: Suite) -> tuple[Path, str]:
     path = path if path is not None else suite.skill
     if path is None:
         raise _no_skill(suite)
+    field = "skills[0]" if suite.format == "caliper" else "skill"
     try:
         raw = read_capped(path, INPUT, InputError, "a SKILL.md")
     except FileNotFoundError:
         if not given:
-            field = "skills[0]" if suite.format == "caliper" else "skill"
             raise InputError(f"{suite.path}: {field}: {path} does not exist") from None
         raise InputError(f"{path}: no such SKILL.md (given by --skill)") from None
     except IsADirectoryError:
         inside = path / "SKILL.md"
         hint = f" (did you mean {inside}?)" if inside.is_file() else ""
-        raise InputError(f"{path}: is a directory, not a SKILL.md{hint}") from None
+        where = "" if given else f"{suite.path}: {field}: "  # the suite named it: the suite and its key first
+        raise InputError(f"{where}{path}: is a directory, not a SKILL.md{hint}") from None
     except OSError as exc:
         raise InputError(f"{path}: SKILL.md cannot be read ({exc.strerror})") from None
     try:
