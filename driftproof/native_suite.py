@@ -43,7 +43,7 @@ CHECK_ARGUMENTS = {
     "conventional_commit": ("name", "max_subject"),
 }
 """What each check kind reads besides its ``kind`` (`driftproof.checks`); any other key is refused."""
-ID_RULE = "1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit"
+ID_RULE = "1 to 128 ASCII letters, digits, '.', '_' or '-', starting with a letter or digit"
 
 
 def _no_bool(value: Any) -> Any:

@@ -46,7 +46,15 @@ from driftproof.reference import Reference, load_reference, reference_for
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS, Runner, RunOptions
 from driftproof.safe_text import printable
 from driftproof.sharding import default_shard_out, shard_line, shard_suite
-from driftproof.suite import Suite, installed_neighbours, load_suite, neighbour_texts, notice_lines, read_skill
+from driftproof.suite import (
+    Suite,
+    installed_neighbours,
+    load_suite,
+    neighbour_texts,
+    notice_lines,
+    read_skill,
+    skill_flag_given,
+)
 from driftproof.transcripts import Archive, TranscriptSpool
 
 QUICK = {"draws": 2, "judge_samples": 2, "concurrency": 4}
@@ -285,6 +293,7 @@ def run_suite(
         suite = replace(suite, cases=suite.cases[:1])
     suite, shard = shard_suite(request.shard, suite, quick=request.quick)
     skill_path, skill_text = _skill(request, suite)
+    suite = skill_flag_given(suite) if request.skill is not None else suite
     neighbours: tuple[str, ...] = ()
     if request.delivery == Delivery.DISCOVER and suite.neighbours:  # installed beside the skill, in both arms
         neighbours, suite = neighbour_texts(suite), installed_neighbours(suite)

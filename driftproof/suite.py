@@ -46,6 +46,7 @@ __all__ = [
     "neighbour_texts",
     "notice_lines",
     "read_skill",
+    "skill_flag_given",
 ]
 
 NOT_RUN = "driftproof: not run on this lane: "
@@ -307,7 +308,7 @@ def _caliper_skills(path: Path, data: dict[str, Any]) -> tuple[Path | None, list
     first = skills[0]
     if isinstance(first, dict):
         note = f"skills[0]: a git source (repo: {first['repo']}), which Driftproof does not fetch;"
-        return None, [f"{note} give --skill PATH to a local copy of its SKILL.md", *said]
+        return None, [f"{note} {_ASK_SKILL}", *said]
     return path.parent / first, said  # as the other formats: relative to where the run is made, when the suite is
 
 
@@ -315,6 +316,17 @@ def _caliper_neighbours(path: Path, data: dict[str, Any]) -> tuple[Path, ...]:
     """The local neighbour skills of a checked ``skills:`` list (``skills[1:]`` given as paths)."""
     skills = data.get("skills") or []
     return tuple(path.parent / e for e in skills[1:] if isinstance(e, str))
+
+
+_ASK_SKILL = "give --skill PATH to a local copy of its SKILL.md"
+_SKILL_GIVEN = "--skill gave the SKILL.md measured in its place"
+
+
+def skill_flag_given(suite: Suite) -> Suite:
+    """The suite as a run given ``--skill`` reads it: a git source in Caliper's ``skills[0]`` no longer asks for
+    the flag; its notice says the flag stands in for it."""
+    said = tuple(n.replace(_ASK_SKILL, _SKILL_GIVEN) if n.startswith("skills[0]: ") else n for n in suite.notices)
+    return replace(suite, notices=said)
 
 
 def neighbour_notice(suite: Suite, neighbour: Path) -> str:

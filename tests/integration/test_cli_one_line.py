@@ -154,3 +154,24 @@ def test_diff_help_states_the_default_fail_on(capsys: pytest.CaptureFixture[str]
         main(["diff", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "(default never: the exit status is 0 whatever the diff says)" in text
+
+
+def test_a_git_skill_given_by_the_skill_flag_is_not_asked_for_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """probe-core #11: with --skill given, the notice still said "give --skill PATH to a local copy"."""
+    (tmp_path / "SKILL.md").write_text("Use conventional commits.\n", encoding="utf-8")
+    spec = tmp_path / "x.eval.yaml"
+    spec.write_text(
+        "skills:\n  - {repo: vercel-labs/agent-skills, path: skills/tdd/SKILL.md}\n"
+        "tasks:\n  - {name: t, prompt: p, expect: e}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "r.json"
+    assert main(["run", str(spec), "--skill", str(tmp_path / "SKILL.md"), "-o", str(out), *FAST]) == 0
+    notice = (
+        "skills[0]: a git source (repo: vercel-labs/agent-skills), which Driftproof does not fetch; "
+        "--skill gave the SKILL.md measured in its place"
+    )
+    assert f"driftproof: not run on this lane: {notice}\n" in capsys.readouterr().err
+    assert json.loads(out.read_text(encoding="utf-8"))["suite"]["notices"] == [notice]
