@@ -25,6 +25,7 @@ import pydantic_core
 import yaml
 
 from driftproof.errors import DriftproofError
+from driftproof.safe_text import shorten
 
 MiB = 1024 * 1024
 
@@ -48,6 +49,32 @@ _PAIR = re.compile(rb"\[\]|\{\}")
 _OPENERS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 _CLOSERS = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when the wheel has it
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _DuplicateKey(ValueError):
+    """A mapping or object that writes one key twice (a parser keeps the last and says nothing)."""
+
+    def __init__(self, key: Any, where: str) -> None:
+        super().__init__(f"the key {shorten(repr(key))} appears twice in one {where}; write each key once")
+
+
+def _unique_keys(loader: Any, node: Any, deep: bool = False) -> Any:
+    """``construct_mapping`` refusing a scalar key written twice; a merge (``<<: *a``) may still be overridden."""
+    if isinstance(node, yaml.MappingNode):
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE:
+                continue
+            key = loader.construct_object(key_node)
+            if key in seen:
+                raise _DuplicateKey(key, f"mapping ({_at(key_node.start_mark).removeprefix(' at ')})")
+            seen.add(key)
+    return _LOADER.construct_mapping(loader, node, deep=deep)
+
+
+_UNIQUE_LOADER: Any = type("UniqueKeyLoader", (_LOADER,), {"construct_mapping": _unique_keys})
+"""The safe loader of a file a user wrote (`load_data`): a key written twice is refused, not overwritten."""
 
 
 def _size(n: int) -> str:
@@ -218,13 +245,18 @@ def _check_yaml_depth(text: str, source: str, limits: Limits, error: type[Driftp
         raise
 
 
-def load_yaml_text(text: str, source: str, *, limits: Limits, error: type[DriftproofError], what: str) -> Any:
-    """Parse one YAML document within ``limits`` (safe tags only); errors give the line and column."""
+def load_yaml_text(
+    text: str, source: str, *, limits: Limits, error: type[DriftproofError], what: str, unique_keys: bool = False
+) -> Any:
+    """Parse one YAML document within ``limits`` (safe tags only); errors give the line and column. With
+    ``unique_keys`` a key written twice in one mapping is refused (line and column of the second)."""
     if len(text) > limits.max_bytes:
         raise too_large(source, len(text.encode("utf-8")), limits, error, what)
     try:
         _check_yaml_depth(text, source, limits, error, what)
-        return yaml.load(text, Loader=_LOADER)  # a safe loader: CSafeLoader or SafeLoader
+        return yaml.load(text, Loader=_UNIQUE_LOADER if unique_keys else _LOADER)  # CSafeLoader or SafeLoader
+    except _DuplicateKey as exc:
+        raise error(f"{source}: {exc}") from None
     except yaml.YAMLError as exc:
         raise error(f"{source}: {_yaml_error(exc, text)}") from None
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # a timestamp like 2001-02-30
@@ -234,9 +266,31 @@ def load_yaml_text(text: str, source: str, *, limits: Limits, error: type[Driftp
 def load_data(
     raw: bytes, source: str, *, as_json: bool, limits: Limits, error: type[DriftproofError], what: str
 ) -> Any:
-    """JSON or YAML bytes within ``limits``."""
+    """JSON or YAML bytes a user wrote, within ``limits``; a key written twice in one mapping is refused naming it
+    (a parser would keep the last one without a word)."""
     if as_json:
-        return load_json_bytes(raw, source, limits=limits, error=error, what=what)
+        data = load_json_bytes(raw, source, limits=limits, error=error, what=what)
+        _refuse_duplicate_json_keys(raw, source, error)
+        return data
     if len(raw) > limits.max_bytes:
         raise too_large(source, len(raw), limits, error, what)
-    return load_yaml_text(decode(raw, source, error), source, limits=limits, error=error, what=what)
+    return load_yaml_text(decode(raw, source, error), source, limits=limits, error=error, what=what, unique_keys=True)
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key, "object")
+        seen[key] = value
+    return seen
+
+
+def _refuse_duplicate_json_keys(raw: bytes, source: str, error: type[DriftproofError]) -> None:
+    """Parse JSON that already parsed (and was bounded) once more, refusing an object that writes a key twice."""
+    try:
+        json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_pairs)
+    except _DuplicateKey as exc:
+        raise error(f"{source}: {exc}") from None
+    except ValueError:  # what the first parse read and this one does not (a lone surrogate's escape): no pair seen
+        pass

@@ -80,9 +80,18 @@ class CanarySet:
         ]
 
 
+def refuse_canary_clash(enabled: bool, default: bool) -> None:
+    """``--no-canaries`` beside ``--default-canaries``: one of them would be ignored without a word."""
+    if not enabled and default:
+        raise InputError(
+            "--no-canaries judges no canary and --default-canaries asks for the default set: drop one of them"
+        )
+
+
 def canary_set(suite: Suite, enabled: bool, *, default: bool = False) -> CanarySet | None:
     """The suite's canaries, else (``--default-canaries``) the default set; ``None`` with ``--no-canaries`` or when
-    the suite has none and the default set was not asked for."""
+    the suite has none and the default set was not asked for (both flags at once are refused)."""
+    refuse_canary_clash(enabled, default)
     if not enabled:
         return None
     if suite.canaries:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from driftproof._version import __version__
 from driftproof.core.defaults import DEFAULTS
@@ -237,7 +237,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if junit is not None:
         from driftproof.junit import write_run_junit
 
-        print(f"junit: {write_run_junit(outcome.receipt, junit)}")
+        print(f"junit: {write_run_junit(outcome.receipt, junit)}", file=sys.stderr)  # where diff says it too
     return 0
 
 
@@ -342,14 +342,27 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(Path(args.out))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser (each command's too), whose refusal of a flag is one line on stderr, exit 2, with where
+    to read the flags instead of the whole usage block (README: every error a user can cause is one line)."""
+
+    def error(self, message: str) -> NoReturn:
+        """``PROG: error: MESSAGE (PROG --help lists the flags)`` on stderr; exit 2."""
+        listed = "commands" if self.prog == "driftproof" else "flags"
+        self.exit(2, f"{self.prog}: error: {one_line(message)} ({self.prog} --help lists the {listed})\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="driftproof",
         description="Does an agent skill help, and does it still when the model moves? Banded, sealed receipts.",
     )
     parser.add_argument("--version", action="version", version=f"driftproof {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = cast(  # each command's parser is a _Parser too (argparse makes them of the parent's class)
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(dest="command", required=True, metavar="COMMAND"),
+    )
 
     _add_receipt_commands(sub)
     _add_run(sub)
@@ -374,7 +387,13 @@ def _add_receipt_commands(sub: argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("before", metavar="BEFORE")
     p.add_argument("after", metavar="AFTER")
     p.add_argument("--format", choices=["markdown", "json"], default="markdown")
-    p.add_argument("--fail-on", choices=_values(FailOn), default=DEFAULTS.diff_fail_on)
+    p.add_argument(
+        "--fail-on",
+        choices=_values(FailOn),
+        default=DEFAULTS.diff_fail_on,
+        help=f"{FailOn.REGRESSED}: exit 1 when a case separated downward; {FailOn.UNDERPOWERED}: that, or too few "
+        f"draws to conclude (default {DEFAULTS.diff_fail_on}: the exit status is 0 whatever the diff says)",
+    )
     p.add_argument("--lift-breakdown", action="store_true", help="add each receipt's lift by case after the report")
     _add_junit_flag(p)
     p.set_defaults(handler=_cmd_diff)

@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from driftproof.core.fields import found
 from driftproof.errors import InputError
@@ -24,7 +34,16 @@ MAX_CRITERIA = 50
 MAX_CANARIES = 50
 CASE_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 CHECK_KINDS = ("regex", "contains", "not_contains", "max_chars", "json", "conventional_commit")
-ID_RULE = "1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit"
+CHECK_ARGUMENTS = {
+    "regex": ("name", "pattern", "ignore_case"),
+    "contains": ("name", "value", "ignore_case"),
+    "not_contains": ("name", "value", "ignore_case"),
+    "max_chars": ("name", "value"),
+    "json": ("name",),
+    "conventional_commit": ("name", "max_subject"),
+}
+"""What each check kind reads besides its ``kind`` (`driftproof.checks`); any other key is refused."""
+ID_RULE = "1 to 128 ASCII letters, digits, '.', '_' or '-', starting with a letter or digit"
 
 
 def _no_bool(value: Any) -> Any:
@@ -34,9 +53,24 @@ def _no_bool(value: Any) -> Any:
     return value
 
 
-Number = Annotated[float, BeforeValidator(_no_bool)]
-Whole = Annotated[int, BeforeValidator(_no_bool)]
+def _a_number(value: Any) -> Any:
+    """A number as written: neither a boolean nor a quoted number (``"0.5"``), which pydantic would convert."""
+    if isinstance(value, str):
+        raise ValueError("text is not a number")
+    return _no_bool(value)
+
+
+def _not_blank(value: Any) -> Any:
+    """Text of only whitespace is as empty as no text: refused as ``""`` is."""
+    if isinstance(value, str) and value and not value.strip():
+        raise ValueError("empty; write the text")
+    return value
+
+
+Number = Annotated[float, BeforeValidator(_a_number)]
+Whole = Annotated[int, BeforeValidator(_a_number)]
 TextOrWhole = Annotated[str | int, BeforeValidator(_no_bool)]
+Text = Annotated[str, BeforeValidator(_not_blank)]
 
 
 class _Strict(BaseModel):
@@ -50,11 +84,14 @@ class CheckSpec(_Strict):
     name: str | None = Field(None, max_length=200)
     pattern: str | None = Field(None, max_length=2000, description="regex: a Python regular expression")
     value: TextOrWhole | None = Field(None, description="contains/not_contains: text; max_chars: a number")
-    ignore_case: bool = False
+    ignore_case: StrictBool = False
     max_subject: Whole = Field(72, ge=1, description="conventional_commit: longest subject line allowed")
 
     @model_validator(mode="after")
     def _needs(self) -> CheckSpec:
+        takes = CHECK_ARGUMENTS[self.kind]
+        for key in self.model_fields_set - {"kind", *takes}:  # an argument its kind ignores would be dropped
+            raise ValueError(f"a {self.kind} check takes no '{key}' (it takes: {', '.join(takes)})")
         if self.kind == "regex":
             if not self.pattern:
                 raise ValueError("a regex check needs 'pattern'")
@@ -82,15 +119,15 @@ class CriterionIn(_Strict):
 
     id: Annotated[str, Field(pattern=CASE_ID)]
     weight: Number = Field(1.0, gt=0, le=1000)
-    description: str = Field(min_length=1, max_length=MAX_TEXT)
+    description: Text = Field(min_length=1, max_length=MAX_TEXT)
 
 
 class CaseIn(_Strict):
     """One case as written in a native suite."""
 
     id: Annotated[str, Field(pattern=CASE_ID)]
-    prompt: str = Field(min_length=1, max_length=MAX_PROMPT)
-    rubric: str | None = Field(None, min_length=1, max_length=MAX_TEXT)
+    prompt: Text = Field(min_length=1, max_length=MAX_PROMPT)
+    rubric: Text | None = Field(None, min_length=1, max_length=MAX_TEXT)
     criteria: list[CriterionIn] | None = Field(None, max_length=MAX_CRITERIA)
     threshold: Number | None = Field(None, ge=0, le=1)
     checks: list[CheckSpec] = Field(default_factory=list)
@@ -115,8 +152,8 @@ class CanaryIn(_Strict):
 
     id: Annotated[str, Field(pattern=CASE_ID)]
     case: Annotated[str, Field(pattern=CASE_ID)] | None = None
-    prompt: str | None = Field(None, min_length=1, max_length=MAX_PROMPT)
-    rubric: str | None = Field(None, min_length=1, max_length=MAX_TEXT)
+    prompt: Text | None = Field(None, min_length=1, max_length=MAX_PROMPT)
+    rubric: Text | None = Field(None, min_length=1, max_length=MAX_TEXT)
     answer: str = Field(min_length=1, max_length=MAX_PROMPT)
     expected: Number = Field(ge=0, le=1)
 
@@ -185,6 +222,24 @@ _EXPECTED = {
 }
 
 
+def not_a_key(key: Any, keys: Sequence[str], noun: str) -> str:
+    """Why ``key`` is refused, with the nearest of ``keys`` when one is close (every suite format says it so).
+
+    >>> not_a_key("promt", ["id", "prompt"], "a case")
+    "not a key of a case (its keys: id, prompt); did you mean 'prompt'?"
+    """
+    near = difflib.get_close_matches(str(key)[:100], keys, n=1)
+    hint = f"; did you mean '{near[0]}'?" if near else ""
+    return f"not a key of {noun} (its keys: {', '.join(keys)}){hint}"
+
+
+def key_name(key: Any) -> str:
+    """A key as written in a location (``cases[0].promt``), quoted when it is not a plain name, so that a key
+    holding a newline or a space keeps the error on one line."""
+    plain = re.fullmatch(r"[A-Za-z0-9_-]{1,80}", str(key))
+    return str(key) if plain else repr(shorten(str(key)))
+
+
 def _walk(loc: tuple[Any, ...]) -> tuple[str, str, type[BaseModel], Any]:
     """The location as written, its parent's, the model that holds the last key, and that key (or None)."""
     where, parent, key = "", "", None
@@ -197,8 +252,7 @@ def _walk(loc: tuple[Any, ...]) -> tuple[str, str, type[BaseModel], Any]:
             parent, where = where, f"{where}[{part}]"
             model, key, items = items[0], None, None
         elif key is None:  # in a model: a key, quoted when it is not a plain name (a newline, a space, ...)
-            plain = re.fullmatch(r"[A-Za-z0-9_-]{1,80}", str(part))
-            name = str(part) if plain else repr(shorten(str(part)))
+            name = key_name(part)
             parent, where, key = where, f"{where}.{name}" if where else name, part
             items = _LISTS.get((model, part)) if isinstance(part, str) else None
         else:  # the tag of a union member after a scalar key
@@ -212,9 +266,7 @@ def _message(err: Any, model: type[BaseModel], key: Any) -> str:
     if kind == "missing":
         return f"missing; {_NOUN[model]} needs '{key}'"
     if kind == "extra_forbidden":
-        near = difflib.get_close_matches(str(key)[:100], keys, n=1)
-        hint = f"; did you mean '{near[0]}'?" if near else ""
-        return f"not a key of {_NOUN[model]} (its keys: {', '.join(keys)}){hint}"
+        return not_a_key(key, keys, _NOUN[model])
     if key is None:  # the value where a mapping of this model belongs
         return f"{_SHAPE[model]}, found {found(value)}"
     items = _LISTS.get((model, key))

@@ -28,7 +28,7 @@ from driftproof.core.words import JudgeMode, Provider, Surface
 from driftproof.errors import InputError
 from driftproof.lanes.registry import default_model_of, samples_per_request_of
 from driftproof.planning import check_budget, check_max_tokens, plan_of, plan_settings, pricing_for
-from driftproof.receipts import load_receipt
+from driftproof.reference import load_reference
 from driftproof.run import RunRequest, resolve_counts, surface_of
 from driftproof.runner import JUDGE_MAX_TOKENS
 from driftproof.suite import load_suite, read_skill
@@ -77,7 +77,7 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     if request.batch:
         check_batch_choice(lanes_of(request))
     if isinstance(request.reference, Path):
-        receipt = load_receipt(request.reference, read_restamped_smoke=True)
+        receipt = load_reference(request.reference)
         if (why := not_regradable(receipt)) is not None:
             raise InputError(f"{request.reference}: {why}; a plan draws against a receipt of Driftproof's own runs")
     models = (request.model or default_model_of(request.provider, surface_of(request)), judge_model)

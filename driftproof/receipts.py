@@ -8,6 +8,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from driftproof.core.seal import check_seal
 from driftproof.errors import ReceiptError
 from driftproof.receipt_memory import share_field_sets
 from driftproof.resources import known_schema_versions, schema_file
-from driftproof.safe_text import shorten, shorten_quoted
+from driftproof.safe_text import SHOWN_CHARS, one_line, shorten, shorten_quoted, shown_name
 
 
 @cache
@@ -300,8 +301,12 @@ def _file_chunks(doc: dict[str, Any]) -> Iterator[bytes]:
 
 
 def badge_text(reading: ReceiptReading, verified: Verified | None = None) -> str:
-    """The shields.io endpoint JSON of a receipt (decided in `driftproof.core.badge`) as file text: one line."""
-    return json.dumps(badge_json(reading, verified), ensure_ascii=False) + "\n"
+    """The shields.io endpoint JSON of a receipt (decided in `driftproof.core.badge`) as file text: one line. What
+    the receipt holds (the skill's name, the model's) is shown as suite text is: no control or format character
+    reaches a README through shields.io (docs/security.md)."""
+    doc = badge_json(replace(reading, skill_name=shown_name(reading.skill_name)), verified)
+    doc["message"] = one_line(str(doc["message"]), SHOWN_CHARS)
+    return json.dumps(doc, ensure_ascii=False) + "\n"
 
 
 def write_badge(reading: ReceiptReading, path: Path, verified: Verified | None = None) -> Path:

@@ -16,6 +16,7 @@ from pathlib import Path
 from driftproof.core.compare import ArmEvidence
 from driftproof.core.models import Receipt
 from driftproof.core.reading import evidence, no_verdict
+from driftproof.errors import ReceiptError
 from driftproof.judge import TEMPLATE_SHA256
 from driftproof.receipts import load_receipt
 from driftproof.suite import Suite
@@ -54,13 +55,22 @@ def _unusable(ref: Receipt, provider: str, judge_provider: str, judge_model: str
     return None
 
 
+def load_reference(path: Path) -> Receipt:
+    """The receipt ``--reference`` names, read as a reader of a verdict reads it; a file that is not one is one
+    `ReceiptError` line that says it came from ``--reference``."""
+    try:
+        return load_receipt(path, read_restamped_smoke=True)
+    except ReceiptError as exc:
+        raise ReceiptError(f"--reference: {exc}") from None
+
+
 def reference_for(
     source: Path | Receipt | None, suite: Suite, provider: str, judge_provider: str, judge_model: str | None
 ) -> Reference:
     """The reference of a run, or `NONE`; a file that is not a valid receipt is a `ReceiptError` (exit 2)."""
     if source is None:
         return NONE
-    ref = source if isinstance(source, Receipt) else load_receipt(source, read_restamped_smoke=True)
+    ref = source if isinstance(source, Receipt) else load_reference(source)
     why = _unusable(ref, provider, judge_provider, judge_model)
     if why is not None:
         return Reference({}, None, (f"{PREFIX}not drawn against: {why}; the run draws as it would without one",))

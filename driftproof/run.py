@@ -15,7 +15,7 @@ from typing import Any
 
 from driftproof.assemble import RunContext, build_receipt
 from driftproof.batch_runner import BatchRunner, check_batch_lanes
-from driftproof.canaries import CanaryJob, CanaryRun, CanarySet, canary_set
+from driftproof.canaries import CanaryJob, CanaryRun, CanarySet, canary_set, refuse_canary_clash
 from driftproof.canary_planning import canary_sizes, plan_with_canaries, reserve_canaries
 from driftproof.carry import NONE, RUN_CONDITIONS, Carry, RunFacts, carry_for, refuse_pairwise_carry
 from driftproof.conditions_today import neighbour_records
@@ -41,12 +41,20 @@ from driftproof.planning import (
     pricing_for,
 )
 from driftproof.progress import make_progress
-from driftproof.receipts import load_receipt, write_receipt
-from driftproof.reference import Reference, reference_for
+from driftproof.receipts import write_receipt
+from driftproof.reference import Reference, load_reference, reference_for
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS, Runner, RunOptions
 from driftproof.safe_text import printable
 from driftproof.sharding import default_shard_out, shard_line, shard_suite
-from driftproof.suite import Suite, installed_neighbours, load_suite, neighbour_texts, notice_lines, read_skill
+from driftproof.suite import (
+    Suite,
+    installed_neighbours,
+    load_suite,
+    neighbour_texts,
+    notice_lines,
+    read_skill,
+    skill_flag_given,
+)
 from driftproof.targets import ANSWERS, JOURNAL, Input, Output, check_outputs
 from driftproof.transcripts import Archive, TranscriptSpool, archive_beside
 
@@ -289,11 +297,13 @@ def run_suite(
     check_budget(request.budget, request.budget_usd)
     check_max_tokens(request.max_tokens)
     refuse_pairwise_carry(request.judge_mode, request.carry_baseline, request.reference)
+    refuse_canary_clash(request.canaries, request.default_canaries)
     suite = load_suite(request.suite)
     if counts.preset is not None:
         suite = replace(suite, cases=suite.cases[:1])
     suite, shard = shard_suite(request.shard, suite, quick=request.quick)
     skill_path, skill_text = _skill(request, suite)
+    suite = skill_flag_given(suite) if request.skill is not None else suite
     neighbours: tuple[str, ...] = ()
     if request.delivery == Delivery.DISCOVER and suite.neighbours:  # installed beside the skill, in both arms
         neighbours, suite = neighbour_texts(suite), installed_neighbours(suite)
@@ -523,7 +533,7 @@ def _reference_receipt(source: Path | Receipt | None) -> Receipt | None:
     """The reference receipt, read once (its seal checked); a file that is not one is a `ReceiptError`."""
     if source is None or isinstance(source, Receipt):
         return source
-    return load_receipt(source, read_restamped_smoke=True)
+    return load_reference(source)
 
 
 def options_timeout(request: RunRequest, lane: Lane) -> float | None:

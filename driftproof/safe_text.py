@@ -85,3 +85,13 @@ def one_line(text: str, limit: int = MAX_DIAGNOSTIC_CHARS) -> str:
     """``text`` printable, on one line (whitespace collapsed), cut to ``limit`` characters with an ellipsis."""
     flat = " ".join(printable(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def shown_name(name: str | None) -> str | None:
+    """A name from a suite or a receipt (the skill's, as a badge label or an export's ``skill.name``) as it may be
+    shown: one line of visible characters, at most ``SHOWN_CHARS``; ``None`` when nothing visible is left.
+
+    >>> shown_name("evals \u202e rtl \x07 bell"), shown_name("\u200b"), shown_name(None)
+    ('evals rtl bell', None, None)
+    """
+    return (one_line(name, SHOWN_CHARS) or None) if name is not None else None

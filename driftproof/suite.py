@@ -22,7 +22,17 @@ from driftproof.bounded import INPUT, decode, load_data, read_capped, read_file
 from driftproof.core.fields import found
 from driftproof.core.models import CriterionSpec
 from driftproof.errors import InputError
-from driftproof.native_suite import CASE_ID, MAX_CRITERIA, MAX_TEXT, CanaryIn, CheckSpec, SuiteIn, explain
+from driftproof.native_suite import (
+    CASE_ID,
+    MAX_CRITERIA,
+    MAX_TEXT,
+    CanaryIn,
+    CheckSpec,
+    SuiteIn,
+    explain,
+    key_name,
+    not_a_key,
+)
 
 __all__ = [
     "Canary",
@@ -36,6 +46,7 @@ __all__ = [
     "neighbour_texts",
     "notice_lines",
     "read_skill",
+    "skill_flag_given",
 ]
 
 NOT_RUN = "driftproof: not run on this lane: "
@@ -53,6 +64,8 @@ class SuiteCase:
     threshold: float | None
     checks: tuple[CheckSpec, ...] = ()
     notices: tuple[str, ...] = ()
+    label: str | None = None
+    """How a notice printed before the run names the case (Caliper: ``task-001 (its name:)``); ``None``: its id."""
 
     @property
     def mode(self) -> Literal["rubric", "criteria"]:
@@ -145,6 +158,27 @@ def canaries_of(path: Path, items: list[CanaryIn], cases: tuple[SuiteCase, ...])
     return tuple(found_canaries)
 
 
+def _only_keys(data: dict[Any, Any], keys: tuple[str, ...], noun: str, path: Path, at: str = "") -> None:
+    """Refuse a key the format does not have, with the nearest one when it is close, as a native suite does: a
+    key nothing reads would be dropped without a word."""
+    for key in data:
+        if key not in keys:
+            where = f"{at}.{key_name(key)}" if at else key_name(key)
+            raise InputError(f"{path}: {where}: {not_a_key(key, keys, noun)}")
+
+
+#: skill-creator's keys (references/schemas.md; ``name`` as real files write it), at the top and in an eval.
+_EVALS_KEYS = ("skill_name", "evals")
+_EVAL_KEYS = ("id", "name", "prompt", "expected_output", "expectations", "assertions", "files")
+#: The keys NVIDIA's reader of evals.json adds, none of which this lane checks.
+_EVAL_NOT_RUN = {
+    "expected_skill": "expected_skill: (which skill should take the task) is not checked",
+    "acceptable_skills": "acceptable_skills: (other skills that may take it) are not checked",
+    "acceptable_alternates": "acceptable_alternates: (other skills that may take it) are not checked",
+    "expected_script": "expected_script: (a script the skill should run) is not checked",
+}
+
+
 def _strings(item: dict[str, Any], key: str, where: str) -> list[str]:
     """``expectations`` or ``assertions``: absent, or a list of non-empty strings."""
     if key not in item:
@@ -184,6 +218,9 @@ def _eval_case(item: Any, i: int, path: Path) -> SuiteCase:
     where = f"{path}: evals[{i}]"
     if not isinstance(item, dict):
         raise InputError(f"{where}: an eval is an object, found {found(item)}")
+    _only_keys(item, (*_EVAL_KEYS, *_EVAL_NOT_RUN), "an eval", path, f"evals[{i}]")
+    if item.get("name") is not None and not isinstance(item["name"], str):
+        raise InputError(f"{where}.name: text, found {found(item['name'])}")
     prompt = item.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         raise InputError(f"{where}.prompt: a non-empty prompt is required")
@@ -205,22 +242,42 @@ def _eval_case(item: Any, i: int, path: Path) -> SuiteCase:
         raise InputError(f"{where}.expectations: at most {MAX_CRITERIA} criteria, found {len(criteria)}")
     if any(len(c.description) > MAX_TEXT for c in criteria):
         raise InputError(f"{where}.expectations: an expectation is longer than {MAX_TEXT} characters")
-    return SuiteCase(case_id, prompt, None, tuple(criteria), None, (), _files_notice(item, case_id, where))
+    notices = (*_files_notice(item, case_id, where), *(_EVAL_NOT_RUN[k] for k in _EVAL_NOT_RUN if k in item))
+    return SuiteCase(case_id, prompt, None, tuple(criteria), None, (), notices)
 
 
 def _skill_creator(path: Path, data: dict[str, Any], raw: bytes) -> Suite:
     """skill-creator ``evals/evals.json``: prompt, expected output, expectations (or assertions) → criteria."""
+    _only_keys(data, _EVALS_KEYS, "an evals.json", path)
+    name = data.get("skill_name")
+    if name is not None and not isinstance(name, str):
+        raise InputError(f"{path}: skill_name: text, found {found(name)}")
     evals = data.get("evals")
     if not isinstance(evals, list) or not evals:
         raise InputError(f"{path}: evals: a non-empty list of evals is required")
     cases = [_eval_case(item, i, path) for i, item in enumerate(evals)]
-    ids = [c.id for c in cases]
-    if len(set(ids)) != len(ids):
-        raise InputError(f"{path}: evals: ids must be unique")
+    first: dict[str, int] = {}
+    for i, case in enumerate(cases):
+        if case.id in first:
+            raise InputError(
+                f"{path}: evals[{i}].id: eval id '{case.id}' appears twice (evals[{first[case.id]}] has it too)"
+            )
+        first[case.id] = i
     skill = path.parent.parent / "SKILL.md" if (path.parent.parent / "SKILL.md").is_file() else None
-    name = data.get("skill_name") if isinstance(data.get("skill_name"), str) else path.parent.parent.name
+    name = name if name is not None else path.parent.parent.name
     return Suite(path, "skill-creator", str(name), _sha(raw), skill, tuple(cases))
 
+
+#: Caliper's spec keys (``EvalSpec``, which refuses any other) at the top and in a task.
+_SPEC_KEYS = ("skills", "sandbox", "mcp", "user_customizations", "tasks")
+_TASK_KEYS = ("name", "prompt", "history", "expect", "assert", "activates", "setup", "cleanup")
+#: The keys Caliper removed, each refused with its migration message as Caliper refuses it.
+_REMOVED = {
+    "skill": "became skills: in v0.10; see Caliper's docs/MIGRATING-to-skills.md",
+    "judge": "no longer a spec key: Caliper chooses the judge at run time (--judge-model), never in the spec; "
+    "give driftproof run --judge-provider and --judge-model",
+}
+_NAMED = "a task needs a name, unique in the spec (Caliper's rule)"
 
 #: What each Caliper task key asks for that this lane does not do.
 _NOT_RUN_KEYS = {
@@ -235,8 +292,6 @@ _NOT_RUN_KEYS = {
 def _caliper_skills(path: Path, data: dict[str, Any]) -> tuple[Path | None, list[str]]:
     """The skill under test (``skills[0]`` when it is a path) and what is said about the others (their paths:
     `caliper_neighbours`)."""
-    if "skill" in data:
-        raise InputError(f"{path}: skill: became skills: in v0.10; see Caliper's docs/MIGRATING-to-skills.md")
     skills = data.get("skills")
     if skills is None or skills == []:
         return None, []  # a bare agent: read_skill asks for --skill
@@ -253,14 +308,25 @@ def _caliper_skills(path: Path, data: dict[str, Any]) -> tuple[Path | None, list
     first = skills[0]
     if isinstance(first, dict):
         note = f"skills[0]: a git source (repo: {first['repo']}), which Driftproof does not fetch;"
-        return None, [f"{note} give --skill PATH to a local copy of its SKILL.md", *said]
-    return (path.parent / first).resolve(), said  # the skill under test is named in the receipt's skill.path
+        return None, [f"{note} {_ASK_SKILL}", *said]
+    return path.parent / first, said  # as the other formats: relative to where the run is made, when the suite is
 
 
 def _caliper_neighbours(path: Path, data: dict[str, Any]) -> tuple[Path, ...]:
     """The local neighbour skills of a checked ``skills:`` list (``skills[1:]`` given as paths)."""
     skills = data.get("skills") or []
-    return tuple((path.parent / e).resolve() for e in skills[1:] if isinstance(e, str))
+    return tuple(path.parent / e for e in skills[1:] if isinstance(e, str))
+
+
+_ASK_SKILL = "give --skill PATH to a local copy of its SKILL.md"
+_SKILL_GIVEN = "--skill gave the SKILL.md measured in its place"
+
+
+def skill_flag_given(suite: Suite) -> Suite:
+    """The suite as a run given ``--skill`` reads it: a git source in Caliper's ``skills[0]`` no longer asks for
+    the flag; its notice says the flag stands in for it."""
+    said = tuple(n.replace(_ASK_SKILL, _SKILL_GIVEN) if n.startswith("skills[0]: ") else n for n in suite.notices)
+    return replace(suite, notices=said)
 
 
 def neighbour_notice(suite: Suite, neighbour: Path) -> str:
@@ -316,7 +382,14 @@ def _caliper_task(task: Any, i: int, path: Path) -> tuple[SuiteCase | None, str 
     where = f"{path}: tasks[{i}]"
     if not isinstance(task, dict):
         raise InputError(f"{where}: a task is a mapping, found {found(task)}")
-    label = f"task-{i + 1:03d} ({task['name'] if isinstance(task.get('name'), str) else 'no name'})"
+    _only_keys(task, _TASK_KEYS, "a task", path, f"tasks[{i}]")
+    if "name" not in task:
+        raise InputError(f"{where}.name: missing; {_NAMED}")
+    if not isinstance(task["name"], str):
+        raise InputError(f"{where}.name: text, found {found(task['name'])}")
+    if not task["name"].strip():
+        raise InputError(f"{where}.name: empty; {_NAMED}")
+    label = f"task-{i + 1:03d} ({task['name']})"
     prompt, expect = task.get("prompt"), task.get("expect")
     if not isinstance(prompt, str) or not prompt.strip():
         raise InputError(f"{where}.prompt: a non-empty prompt is required")
@@ -332,19 +405,30 @@ def _caliper_task(task: Any, i: int, path: Path) -> tuple[SuiteCase | None, str 
         why = " and ".join(_NOT_RUN_KEYS[k] for k in checks)
         return None, f"{label}: left out: it has no expect: for the judge, and {why}"
     notices = tuple(_NOT_RUN_KEYS[k] for k in skipped)  # the case's own notices: its id is said beside them
-    return SuiteCase(f"task-{i + 1:03d}", prompt, expect.strip(), None, None, (), notices), None
+    return SuiteCase(f"task-{i + 1:03d}", prompt, expect.strip(), None, None, (), notices, label), None
 
 
 def _caliper(path: Path, data: dict[str, Any], raw: bytes) -> Suite:
     """Caliper ``.eval.yaml``: ``expect:`` → rubric; ``assert:``, ``activates:`` and the rest are noticed."""
+    for key, why in _REMOVED.items():
+        if key in data:
+            raise InputError(f"{path}: {key}: {why}")
+    _only_keys(data, _SPEC_KEYS, "a Caliper spec", path)
     skill, notices = _caliper_skills(path, data)
     notices += _caliper_blocks(data)
     tasks = data.get("tasks")
     if not isinstance(tasks, list) or not tasks:
         raise InputError(f"{path}: tasks: a non-empty list of tasks is required")
-    cases = []
+    cases: list[SuiteCase] = []
+    named: dict[str, int] = {}
     for i, task in enumerate(tasks):
         case, left_out = _caliper_task(task, i, path)
+        if task["name"] in named:
+            rule = "task names are unique (Caliper's rule)"
+            raise InputError(
+                f"{path}: tasks[{i}].name: {task['name']!r} is also the name of tasks[{named[task['name']]}]; {rule}"
+            )
+        named[task["name"]] = i
         if case is not None:
             cases.append(case)
         if left_out is not None:
@@ -381,7 +465,8 @@ def load_suite(path: Path | str) -> Suite:
 
 def notice_lines(suite: Suite) -> list[str]:
     """Every notice of the suite, then of each case, as the lines printed before a run's first call."""
-    return [NOT_RUN + n for n in suite.notices] + [NOT_RUN + f"{c.id}: {n}" for c in suite.cases for n in c.notices]
+    cases = [NOT_RUN + f"{c.label or c.id}: {n}" for c in suite.cases for n in c.notices]
+    return [NOT_RUN + n for n in suite.notices] + cases
 
 
 def _no_skill(suite: Suite) -> InputError:
@@ -406,17 +491,18 @@ def read_skill(path: Path | None, suite: Suite) -> tuple[Path, str]:
     path = path if path is not None else suite.skill
     if path is None:
         raise _no_skill(suite)
+    field = "skills[0]" if suite.format == "caliper" else "skill"
     try:
         raw = read_capped(path, INPUT, InputError, "a SKILL.md")
     except FileNotFoundError:
         if not given:
-            field = "skills[0]" if suite.format == "caliper" else "skill"
             raise InputError(f"{suite.path}: {field}: {path} does not exist") from None
         raise InputError(f"{path}: no such SKILL.md (given by --skill)") from None
     except IsADirectoryError:
         inside = path / "SKILL.md"
         hint = f" (did you mean {inside}?)" if inside.is_file() else ""
-        raise InputError(f"{path}: is a directory, not a SKILL.md{hint}") from None
+        where = "" if given else f"{suite.path}: {field}: "  # the suite named it: the suite and its key first
+        raise InputError(f"{where}{path}: is a directory, not a SKILL.md{hint}") from None
     except OSError as exc:
         raise InputError(f"{path}: SKILL.md cannot be read ({exc.strerror})") from None
     try:

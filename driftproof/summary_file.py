@@ -11,6 +11,7 @@ from typing import Any
 from driftproof.atomic import write_text
 from driftproof.errors import OutputError
 from driftproof.resources import summary_schema_file
+from driftproof.safe_text import shown_name
 
 #: What ``driftproof export --format`` writes.
 EXPORT_FORMATS = ("summary-json",)
@@ -33,8 +34,12 @@ def summary_text(doc: dict[str, Any], target: str = "summary") -> str:
     """The file text of a summary document (indented, one trailing newline), once it validates against its schema.
 
     ``target`` names where it was going in the error: a document the schema refuses is a bug of this Driftproof,
-    reported as an `OutputError` with nothing written.
+    reported as an `OutputError` with nothing written. The skill's name (a folder's or a suite's) is shown as suite
+    text is, without control or format characters (docs/security.md).
     """
+    skill = doc.get("skill")
+    if isinstance(skill, dict) and isinstance(skill.get("name"), str):
+        doc = {**doc, "skill": {**skill, "name": shown_name(skill["name"])}}
     for error in _validator().iter_errors(doc):
         raise OutputError(f"{target}: the summary does not match {summary_schema_file().name}: {error.message}")
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -6,8 +6,9 @@ characters, ``YYYY-MM-DD``, UTC), named only on a TESTED receipt (nothing below 
 the one the run asked for (the alias, ``run.lane.model_requested``), else the one id its replies reported.
 
 The badge turns ``lightgrey`` when the receipt is older than ``stale_after`` days (``age_days > stale_after``:
-at exactly ``stale_after`` days it is still current), when it records no day (an unknown age is never read as
-current), when ``driftproof stale`` says an arm of it no longer stands, or when the sentinel found it drifted.
+at exactly ``stale_after`` days it is still current), when it records no day or a day after today (an unknown
+or negative age is never read as current), when ``driftproof stale`` says an arm of it no longer stands, or
+when the sentinel found it drifted.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from driftproof.core.words import Verification
 
 #: Why a badge is grey, each as its one word in the docs.
 TOO_OLD, NO_DAY, NOT_STANDING, DRIFTED = "too_old", "no_day", "not_standing", "drifted"
+AFTER_TODAY = "after_today"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +84,8 @@ def verified(
     grey = None
     if day is None or age_days is None:
         grey = NO_DAY
+    elif age_days < 0:  # dated after today (a clock behind, a --today before it): no age to read as current
+        grey = AFTER_TODAY
     elif drifted:
         grey = DRIFTED
     elif stands is False:

@@ -159,12 +159,17 @@ def _parse_entry(entry: Any, where: str) -> ScriptedDraw:
     if unknown:
         raise InputError(f"{where}: unknown key {sorted(map(str, unknown))[0]!r}")
     scores = _scores(entry.get("scores", []), where)
+    if "scores" in entry and not scores:  # an empty list would leave the draw the stub's synthetic scores
+        raise InputError(f"{where}.scores: an empty list; give a score, or leave scores out for the stub's own")
     replies = entry.get("judge_replies", [])
     if not isinstance(replies, list) or not all(isinstance(r, str) for r in replies):
         raise InputError(f"{where}.judge_replies: a list of strings")
     lost, answer = entry.get("lost"), entry.get("answer")
     if lost is not None and not (isinstance(lost, str) and lost.strip()):
         raise InputError(f"{where}.lost: a reason (text)")
+    for key, what in (("answer", "answer"), ("scores", "scores"), ("judge_replies", "judge replies")):
+        if lost is not None and key in entry:  # a lost draw is never answered nor judged: it would be ignored
+            raise InputError(f"{where}: a lost draw has no {what}: drop '{key}' or 'lost'")
     if answer is not None and not isinstance(answer, str):
         raise InputError(f"{where}.answer: text")
     return ScriptedDraw(answer, lost, scores, tuple(replies))

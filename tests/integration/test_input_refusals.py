@@ -94,7 +94,7 @@ def test_caliper_notices_are_printed_before_the_first_call_and_kept_in_the_recei
     before_first_call = calls[0].splitlines()
     assert [line for line in before_first_call if line.startswith(prefix)] == [
         *(prefix + n for n in suite_notices),
-        *(prefix + "task-001: " + n for n in case_notices),
+        *(prefix + "task-001 (Writes a conventional commit message): " + n for n in case_notices),
     ]
     # the notices come first, then what the run may cost (the plan: its head line, its total, sizes and prices)
     plan_at = next(i for i, line in enumerate(before_first_call) if line.startswith("plan: "))

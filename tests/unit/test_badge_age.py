@@ -106,3 +106,15 @@ def test_badge_command_refuses_a_bad_date_or_age(
     assert main(["badge", str(path), *argv]) == 2
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", line + "\n")
+
+
+def test_a_receipt_dated_after_today_is_not_read_as_current(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """probe-core #12: --today 2020-01-01 before the receipt's 2026-12-01 still gave brightgreen: an age of
+    -1,796 days read as fresh. A day after today is no known age: grey, as a receipt that records no day."""
+    made = dated()
+    verified = badge_verified(made, date(2026, 11, 30), 30)  # the day before the run finished: age -1
+    assert (verified.day, verified.grey) == ("2026-12-01", "after_today")
+    path = write_receipt(made, tmp_path / "receipt.json")
+    assert main(["badge", str(path), "--today", "2020-01-01"]) == 0
+    assert json.loads(capsys.readouterr().out)["color"] == "lightgrey"
+    assert badge_verified(made, date(2026, 12, 1), 30).grey is None  # the same day: 0 days old, current

@@ -127,7 +127,7 @@ def test_caliper_eval_yaml(tmp_path: Path) -> None:
     suite = load_suite(write(tmp_path, "commit-writer.eval.yaml", CALIPER))
     assert suite.format == "caliper" and [c.id for c in suite.cases] == ["task-001", "task-004"]
     assert suite.cases[0].rubric == "The response is a conventional-commit message."
-    assert suite.skill == (tmp_path / "SKILL.md").resolve()
+    assert suite.skill == tmp_path / "SKILL.md"
 
 
 def test_caliper_notices_name_every_task_left_out_and_every_key_not_run(tmp_path: Path) -> None:
@@ -148,8 +148,8 @@ def test_caliper_notices_name_every_task_left_out_and_every_key_not_run(tmp_path
         "cleanup: (a shell command after each attempt) is not run",
     )
     assert suite_module.notice_lines(suite) == [f"driftproof: not run on this lane: {n}" for n in suite.notices] + [
-        f"driftproof: not run on this lane: {c.id}: {n}" for c in suite.cases for n in c.notices
-    ]
+        f"driftproof: not run on this lane: {c.label}: {n}" for c in suite.cases for n in c.notices
+    ]  # printed, a case's notice names it by its id and its name: (the receipt keeps the id beside it)
     assert len(suite_module.notice_lines(suite)) == 7
 
 

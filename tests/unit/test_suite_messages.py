@@ -124,7 +124,12 @@ TABLE: list[tuple[Any, str]] = [
     # pattern, length
     (
         case(id="bad id!"),
-        "cases[0].id: 'bad id!' is not a usable id: 1 to 128 letters, digits, '.', '_' or '-',"
+        "cases[0].id: 'bad id!' is not a usable id: 1 to 128 ASCII letters, digits, '.', '_' or '-',"
+        " starting with a letter or digit",
+    ),
+    (  # probe-core #12: é is a letter, but not an ASCII one
+        case(id="café-ünïcode"),
+        "cases[0].id: 'café-ünïcode' is not a usable id: 1 to 128 ASCII letters, digits, '.', '_' or '-',"
         " starting with a letter or digit",
     ),
     (case(id="x" * 129), "cases[0].id: 129 characters, more than the 128 allowed"),
