@@ -18,7 +18,17 @@ from typing import Any
 
 from driftproof.core.economics import sum_usage, summed_cost
 from driftproof.core.fields import found
-from driftproof.core.models import ArmUsage, Economics, JudgeOverhead, Receipt, Shard, ShardSeal, Tool
+from driftproof.core.models import (
+    ArmUsage,
+    Economics,
+    JudgeOverhead,
+    Receipt,
+    RunBudget,
+    RunSettings,
+    Shard,
+    ShardSeal,
+    Tool,
+)
 from driftproof.core.models import Counts as CountsRecord
 from driftproof.core.pairwise import overall
 from driftproof.core.shard_judging import pooled_canaries, summed_canary_overhead, summed_pairwise
@@ -96,6 +106,20 @@ def _dump(value: object) -> object:
     return dump(mode="json") if callable(dump) else value
 
 
+SPENT = ("committed_tokens", "committed_usd", "canaries_tokens", "stopped_cases", "needed_tokens", "needed_usd")
+"""What a shard's budget records of its own spending: summed by the merge (`merged_budget`), never compared."""
+
+SETTINGS = ("stopping_rule", *(name for name in RunSettings.model_fields if name != "stopping_rule"))
+"""Every ``run.settings`` field, from the model itself (so none added later is left out), the stopping rule first."""
+
+
+def _setting(name: str) -> Callable[[Receipt], object]:
+    """A shard's ``run.settings`` field as merge compares it: the budget by what it was given, not what it spent."""
+    if name == "budget":
+        return lambda r: None if r.run.settings.budget is None else r.run.settings.budget.model_dump(exclude=set(SPENT))
+    return lambda r: _dump(getattr(r.run.settings, name))
+
+
 SAME: tuple[tuple[str, Callable[[Receipt], object]], ...] = (
     ("schema_version", lambda r: r.schema_version),
     ("tool.version", lambda r: r.tool.version),
@@ -107,10 +131,7 @@ SAME: tuple[tuple[str, Callable[[Receipt], object]], ...] = (
     ("run.harness", lambda r: _dump(r.run.harness)),
     ("run.capture", lambda r: r.run.capture),
     ("run.preset", lambda r: r.run.preset),
-    *((f"run.settings.{name}", lambda r, n=name: getattr(r.run.settings, n)) for name in (
-        "stopping_rule", "draws_min", "draws_max", "judge_samples", "concurrency", "timeout_s", "max_retries",
-        "delivery", "max_consecutive_failures", "reference_sha256", "as_reference",
-    )),
+    *((f"run.settings.{name}", _setting(name)) for name in SETTINGS),
     ("run.sampling", lambda r: r.run.sampling),
     ("judge", _judge),
     ("economics.judge_overhead.price", lambda r: _dump(r.economics.judge_overhead.price)),
@@ -166,6 +187,33 @@ def _total(values: Sequence[int | None]) -> int | None:
     return None if any(v is None for v in values) else sum(v for v in values if v is not None)
 
 
+def merged_budget(budgets: Sequence[RunBudget | None]) -> RunBudget | None:
+    """The merged receipt's ``run.settings.budget``: each shard's budget (``merge_refusal`` held them equal), and
+    what the shards committed, stopped and needed, summed. A shard that refused no draw needed what it committed.
+
+    >>> b = RunBudget(tokens=100, max_tokens=8, committed_tokens=60)
+    >>> m = merged_budget([b, b.model_copy(update={"committed_tokens": 70, "stopped_cases": 1, "needed_tokens": 90})])
+    >>> m.tokens, m.committed_tokens, m.stopped_cases, m.needed_tokens  # 60 + 70; 0 + 1; 60 + 90
+    (100, 130, 1, 150)
+    """
+    if not budgets or any(b is None for b in budgets):
+        return None
+    given = [b for b in budgets if b is not None]
+    stopped = any(b.stopped_cases for b in given)
+    return given[0].model_copy(
+        update={
+            "committed_tokens": sum(b.committed_tokens for b in given),
+            "committed_usd": summed_cost(b.committed_usd for b in given),
+            "canaries_tokens": _total([b.canaries_tokens for b in given]),  # canaries on every shard or none
+            "stopped_cases": sum(b.stopped_cases for b in given),
+            "needed_tokens": sum(b.needed_tokens or b.committed_tokens for b in given) if stopped else None,
+            "needed_usd": summed_cost(b.needed_usd if b.stopped_cases else b.committed_usd for b in given)
+            if stopped
+            else None,
+        }
+    )
+
+
 def merged_body(receipts: Sequence[Receipt], tool: Tool, created_at: str) -> dict[str, Any]:
     """The body of the merged receipt (for `seal_receipt`) of shards `merge_refusal` accepted.
 
@@ -190,6 +238,9 @@ def merged_body(receipts: Sequence[Receipt], tool: Tool, created_at: str) -> dic
             "logical_calls": _total([r.logical_calls for r in runs]),
             "endpoint_attempts": _total([r.endpoint_attempts for r in runs]),
             "shard": None,
+            "settings": first.run.settings.model_copy(
+                update={"budget": merged_budget([r.run.settings.budget for r in ordered])}
+            ),
         }
     )
     judge = first.judge

@@ -160,3 +160,86 @@ def test_merge_refusal_names_a_count_mismatch_before_a_missing_case() -> None:
         "b.json: run.shard.count: differs from the first shard's: 3 in a.json, 2 here; every shard must be run "
         "with the same settings"
     )
+
+
+# -- run.settings: every field compared (budget's given part), the budget kept and its spend summed -------------
+
+BUDGET = {"tokens": 60000, "usd": None, "max_tokens": 2048, "committed_tokens": 40000, "stopped_cases": 0}
+OTHER_SETTING: dict[str, Any] = {
+    "draws_min": 9,
+    "draws_max": 9,
+    "judge_samples": 9,
+    "stopping_rule": "settle-v2(min=9)",
+    "concurrency": 9,
+    "timeout_s": 9.5,
+    "max_retries": 9,
+    "delivery": "discover",
+    "max_consecutive_failures": 9,
+    "reference_sha256": "f" * 64,
+    "as_reference": True,
+    "budget": BUDGET,
+}
+"""A value of every run.settings field other than the builder's: a field added to RunSettings must be added here."""
+
+
+def with_settings(shard: Receipt, **settings: Any) -> Receipt:
+    def edit(body: dict[str, Any]) -> None:
+        body["run"]["settings"].update(settings)
+
+    return reseal(shard, edit)
+
+
+def test_the_table_names_every_run_settings_field() -> None:
+    from driftproof.core.models import RunSettings
+
+    assert sorted(OTHER_SETTING) == sorted(RunSettings.model_fields)
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_SETTING))
+def test_merge_refuses_shards_that_differ_in_any_run_settings_field(name: str) -> None:
+    one, two = split(whole(4), 2)
+    odd = with_settings(two, **{name: OTHER_SETTING[name]})
+    refusal = merge_refusal([("a.json", one), ("b.json", odd)])
+    assert refusal is not None and refusal.startswith(f"b.json: run.settings.{name}"), refusal
+
+
+def test_merge_refuses_a_shard_run_with_another_budget_in_any_position() -> None:
+    one, two = split(whole(4), 2)
+    tight = with_settings(two, budget=BUDGET)
+    for named in ([("a.json", one), ("b.json", tight)], [("b.json", tight), ("a.json", one)]):
+        refusal = merge_refusal(named)
+        assert refusal is not None and refusal.startswith(f"{named[1][0]}: run.settings.budget"), refusal
+    looser = with_settings(two, budget={**BUDGET, "tokens": 70000})
+    refusal = merge_refusal([("a.json", with_settings(one, budget=BUDGET)), ("b.json", looser)])
+    assert refusal is not None and refusal.startswith("b.json: run.settings.budget"), refusal
+
+
+def test_merged_receipt_keeps_the_shards_budget_and_sums_what_each_committed() -> None:
+    one, two = split(whole(4), 2)
+    one = with_settings(one, budget={**BUDGET, "committed_tokens": 40000, "committed_usd": 0.25})
+    two = with_settings(
+        two,
+        budget={
+            **BUDGET,
+            "committed_tokens": 50000,
+            "committed_usd": 0.5,
+            "stopped_cases": 2,
+            "needed_tokens": 70000,
+            "needed_usd": 0.75,
+        },
+    )
+    assert merge_refusal([("a.json", one), ("b.json", two)]) is None  # what each spent may differ
+    budget = seal_receipt(merged_body([two, one], TOOL, "2026-01-01T00:00:00Z")).run.settings.budget
+    assert budget is not None
+    assert (budget.tokens, budget.usd, budget.max_tokens) == (60000, None, 2048)  # each shard's budget, kept
+    assert budget.committed_tokens == 90000  # 40000 + 50000
+    assert budget.committed_usd == 0.75  # 0.25 + 0.5
+    assert budget.stopped_cases == 2  # 0 + 2
+    # shard 1 refused nothing: what it needed is what it committed, 40000 + 70000; $0.25 + $0.75
+    assert (budget.needed_tokens, budget.needed_usd) == (110000, 1.0)
+    assert budget.canaries_tokens is None
+
+
+def test_merged_receipt_of_shards_without_a_budget_has_none() -> None:
+    one, two = split(whole(4), 2)
+    assert seal_receipt(merged_body([one, two], TOOL, "2026-01-01T00:00:00Z")).run.settings.budget is None
