@@ -20,6 +20,7 @@ from driftproof.canaries import canary_set
 from driftproof.canary_planning import canary_sizes, plan_with_canaries
 from driftproof.carry import refuse_pairwise_carry
 from driftproof.core.defaults import DEFAULTS, judge_provider_for
+from driftproof.core.models import Shard
 from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan import ARM_ORDER, Budget, Plan, Pricing
 from driftproof.core.plan_sentences import plan_json, plan_lines
@@ -31,6 +32,7 @@ from driftproof.planning import check_budget, check_max_tokens, plan_of, plan_se
 from driftproof.reference import load_reference
 from driftproof.run import RunRequest, resolve_counts, surface_of
 from driftproof.runner import JUDGE_MAX_TOKENS
+from driftproof.sharding import shard_line, shard_suite
 from driftproof.suite import load_suite, read_skill
 
 
@@ -42,6 +44,8 @@ class PlanReport:
     pricing: Pricing
     models: tuple[str | None, str | None]
     budget: Budget | None
+    shard: Shard | None = None
+    """With ``--shard``, the shard planned (its cases are the plan's)."""
 
 
 def judge_model_of(request: RunRequest) -> str | None:
@@ -70,6 +74,7 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     suite = load_suite(request.suite)
     if counts.preset is not None:
         suite = replace(suite, cases=suite.cases[:1])
+    suite, shard = shard_suite(request.shard, suite, quick=request.quick)  # as run cuts it, refused as run does
     _, skill_text = read_skill(request.skill, suite)
     judge_model = judge_model_of(request)  # what a run refuses as it builds its lanes, then once they exist
     if judge_model is None:
@@ -93,7 +98,7 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     anchors = canary_set(suite, request.canaries, default=request.default_canaries)
     sizes = canary_sizes(anchors.canaries if anchors else None, counts.judge_samples, JUDGE_MAX_TOKENS)
     plan = plan_with_canaries(plan_of(suite.cases, settings, pricing), sizes, pricing, budget)
-    return PlanReport(plan, pricing, models, budget)
+    return PlanReport(plan, pricing, models, budget, shard)
 
 
 def plan_request(
@@ -111,6 +116,7 @@ def plan_request(
         canaries=args.canaries,
         default_canaries=args.default_canaries,
         batch=args.batch,
+        shard=args.shard,
         **budget_flags,
     )
     return plan_for(request)
@@ -121,4 +127,5 @@ def plan_text(report: PlanReport, form: str) -> str:
     if form == "json":
         doc = plan_json(report.plan, report.pricing, report.models, report.budget)
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    return "\n".join(plan_lines(report.plan, report.pricing, report.models, report.budget, by_case=True)) + "\n"
+    lines = plan_lines(report.plan, report.pricing, report.models, report.budget, by_case=True)
+    return "\n".join([*((shard_line(report.shard),) if report.shard else ()), *lines]) + "\n"

@@ -259,3 +259,37 @@ def test_a_shard_run_says_to_merge_next_not_to_diff(
     out = capsys.readouterr().out
     assert f"next    run the other 2 shards of --shard i/3, then: driftproof merge {tmp_path / 's1.json'}" in out
     assert "driftproof diff <main receipt>" not in out
+
+
+def test_plan_of_a_shard_plans_the_shards_cases(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    argv = ["plan", str(suite), "--provider", "stub", "--draws", "3", "--max-draws", "4", "--format", "json"]
+    assert main([*argv, "--shard", "1/3"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [c["id"] for c in doc["cases"]] == ["d", "e"]  # shard 1 of 3, as run --shard 1/3 draws
+    # 2 cases × 2 arms × 3 to 4 draws × (1 answer + 5 judge samples) = 72 to 96 calls
+    assert (doc["total"]["calls"]["min"], doc["total"]["calls"]["max"]) == (72, 96)
+    assert main(["plan", str(suite), "--provider", "stub", "--shard", "3/3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert (
+        out[0] == "shard 3/3: 1 of the suite's 5 cases (ranked by sha256 of their ids, dealt to shards 1 to 3 in turn)"
+    )
+    assert out[1].startswith("plan: 1 case × 2 arms")
+
+
+@pytest.mark.parametrize(
+    ("shard", "needle"),
+    [
+        ("9/3", "--shard: '9/3': INDEX must be from 1 to COUNT (3)"),
+        ("abc", "--shard: 'abc' is not INDEX/COUNT; give INDEX/COUNT, e.g. --shard 1/3 (shard 1 of 3)"),
+        ("1/6", "--shard: COUNT (6) is more than the suite's 5 cases"),
+    ],
+)
+def test_plan_refuses_a_bad_shard_as_run_does(
+    suite: Path, capsys: pytest.CaptureFixture[str], shard: str, needle: str
+) -> None:
+    planned = refused(capsys, "plan", str(suite), "--provider", "stub", "--shard", shard)
+    ran = refused(capsys, "run", str(suite), "--provider", "stub", "--shard", shard)
+    assert needle in planned and planned == ran
+    quick = refused(capsys, "plan", str(suite), "--provider", "stub", "--quick", "--shard", "1/2")
+    assert "--shard: --quick runs the first case only" in quick
