@@ -47,6 +47,7 @@ from driftproof.errors import InputError, RunStopped
 from driftproof.judge import judge_ids, judge_request, rubric_hash, sample_identity
 from driftproof.lanes.base import FATAL, Generation, Lane
 from driftproof.receipts import load_receipt, write_receipt
+from driftproof.run import check_count
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS
 from driftproof.stop_lines import stop_message
 from driftproof.suite import Suite, SuiteCase, load_suite
@@ -274,6 +275,8 @@ MISSING = "its answer is missing from the answers archive: carried from the orig
 
 def regrade(request: RegradeRequest, log: Callable[[str], None] = print) -> RegradeOutcome:
     """Refuse, or grade the kept answers again and write the regrade's receipt (and its own answers archive)."""
+    if request.concurrency is not None:  # refused as run refuses it, before anything is read
+        check_count("concurrency", request.concurrency)
     original = load_receipt(request.receipt)
     reasons = rules.receipt_refusals(original)
     if reasons:

@@ -157,7 +157,9 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _count(name: str, value: int, low: int = 1) -> int:
+def check_count(name: str, value: int, low: int = 1) -> int:
+    """``--NAME``'s value when it is a whole number from ``low`` to ``LIMITS.count``; else one line, exit 2 (``run``,
+    ``plan``, ``stale`` and ``regrade`` refuse a count alike)."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= LIMITS.count:
         raise InputError(f"--{name} must be a whole number from {low} to {LIMITS.count}, got {value}")
     return value
@@ -178,14 +180,14 @@ def resolve_counts(request: RunRequest) -> Counts:
         if request.as_reference:
             raise InputError("--quick is a smoke run, which can never be a reference: drop --quick or --as-reference")
         return Counts(QUICK["draws"], QUICK["draws"], QUICK["judge_samples"], QUICK["concurrency"], "quick")
-    draws = _count("draws", given["draws"] if given["draws"] is not None else DEFAULTS.draws)
-    samples = _count(
+    draws = check_count("draws", given["draws"] if given["draws"] is not None else DEFAULTS.draws)
+    samples = check_count(
         "judge-samples", given["judge_samples"] if given["judge_samples"] is not None else DEFAULTS.judge_samples
     )
-    concurrency = _count(
+    concurrency = check_count(
         "concurrency", given["concurrency"] if given["concurrency"] is not None else DEFAULTS.concurrency
     )
-    given_max = None if request.max_draws is None else _count("max-draws", request.max_draws)
+    given_max = None if request.max_draws is None else check_count("max-draws", request.max_draws)
     if given_max is not None and given_max < draws:
         raise InputError(f"--max-draws ({given_max}) must be at least --draws ({draws})")
     rule = reference_rule(draws, given_max) if request.as_reference else rule_for(draws, given_max)
@@ -311,7 +313,7 @@ def run_suite(
     out = request.out or default_out(request.suite, request.quick)
     out = default_shard_out(out, shard) if shard is not None and request.out is None else out
     check_run_outputs(request, out, suite, skill_path)
-    max_failures = _count("max-consecutive-failures", request.max_consecutive_failures, low=0)
+    max_failures = check_count("max-consecutive-failures", request.max_consecutive_failures, low=0)
     lane, judge, judge_model = make_lanes(request)
     lane.install_neighbours(neighbours)
     try:  # what can still be refused once the lanes exist: --batch, the reference, the price table, the journal

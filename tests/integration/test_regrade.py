@@ -351,6 +351,9 @@ REFUSALS: list[tuple[str, Refusal, str]] = [
         lambda t, o: _req(t, o, out=o),
         "is the original receipt; write the regrade's receipt elsewhere",
     ),
+    # as run refuses them (driftproof.run.check_count), not read as "as recorded"
+    ("no calls in flight", lambda t, o: _req(t, o, concurrency=0), "--concurrency must be a whole number from 1 to"),
+    ("calls in flight below 0", lambda t, o: _req(t, o, concurrency=-3), "whole number from 1 to 10000, got -3"),
 ]
 
 
