@@ -166,6 +166,13 @@ def _tasks(request: RegradeRequest, receipt: Receipt) -> Suite:
         if suite.sha256 != receipt.suite.sha256:
             reason = f"{receipt.suite.path} changed since the run; give it as --suite for a rubric regrade"
             raise _refuse(request.receipt, "suite.sha256", [reason])
+    shard = receipt.run.shard
+    if shard is not None:  # a shard's own cases, of the suite it was split from
+        reasons = rules.split_refusals(shard, [c.id for c in suite.cases])
+        if reasons:
+            raise _refuse(request.suite or receipt.suite.path, "cases", reasons)
+        own = set(shard.case_ids)
+        suite = replace(suite, cases=tuple(c for c in suite.cases if c.id in own))
     reasons = rules.case_refusals(receipt.cases, [(c.id, sha256_text(c.prompt)) for c in suite.cases])
     if reasons:
         raise _refuse(request.suite or receipt.suite.path, "cases", reasons)

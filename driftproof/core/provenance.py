@@ -86,10 +86,16 @@ class Regrade(_Model):
     kind: Literal["rubric", "judge"]
     """rubric (revised rubric or criteria, --suite REVISED) or judge (a plain judge regrade: same rubric, fresh
     judge samples)."""
-    original_sha256: Sha256 = Field(description="The seal of the original receipt whose answers were graded again.")
+    original_sha256: Sha256 | None = Field(
+        description="The seal of the original receipt whose answers were graded again; null in a receipt driftproof "
+        "merge wrote of regraded shards, where each shard receipt (named by seal in shards) records its own."
+    )
     original_tool: Tool
     """The program and version that wrote the original receipt (the runner that drew the answers)."""
-    answers_sha256: Sha256 = Field(description="SHA-256 of the answers archive read (the original's kept answers).")
+    answers_sha256: Sha256 | None = Field(
+        description="SHA-256 of the answers archive read (the original's kept answers); null in a merged receipt "
+        "of regraded shards, as original_sha256."
+    )
     suite_sha256: Sha256 = Field(
         description="SHA-256 of the tasks graded against: the revised suite, or the original's own (judge regrade)."
     )

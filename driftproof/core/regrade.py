@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from driftproof.core.models import Case, Judge, Receipt, Regrade
+from driftproof.core.models import Case, Judge, Receipt, Regrade, Shard
 from driftproof.core.pairwise_sentences import NOT_REGRADABLE_PAIRWISE
 from driftproof.core.reading import not_regradable
+from driftproof.core.shard_sentences import MERGED_KEEPS_NO_ANSWERS, left_out_of_split, not_in_split
 from driftproof.core.words import Verification
 
 GRADER_SETTINGS: tuple[tuple[str, str], ...] = (
@@ -75,7 +76,9 @@ def receipt_refusals(receipt: Receipt) -> list[str]:
     if imported is not None:
         return [imported]
     refusals = [NOT_REGRADABLE_PAIRWISE] if receipt.judge is not None and receipt.judge.pairwise else []
-    if receipt.transcripts is None:
+    if receipt.transcripts is None and receipt.shards is not None:
+        refusals.append(MERGED_KEEPS_NO_ANSWERS)
+    elif receipt.transcripts is None:
         refusals.append("it kept no answers (run with --keep-transcripts to keep them)")
     if receipt.judge is None:
         refusals.append("it records no judge")
@@ -115,6 +118,20 @@ def answered_as(original: Judge, reported: Iterable[str]) -> str | None:
     return None
 
 
+def split_refusals(shard: Shard, ids: Sequence[str]) -> list[str]:
+    """A shard receipt's tasks (their case ids) against the suite it was split from: the same ids, so each
+    shard's regrade grades the cases it drew (``run.shard.case_ids``) and the regraded shards merge again.
+
+    >>> split_refusals(Shard(index=1, count=2, case_ids=["a"], suite_case_ids=["a", "b"]), ["a", "b"])
+    []
+    """
+    then = set(shard.suite_case_ids)
+    refusals = [not_in_split(repr(i), shard.index, shard.count) for i in ids if i not in then]
+    now = set(ids)
+    refusals += [left_out_of_split(repr(i), shard.index, shard.count) for i in shard.suite_case_ids if i not in now]
+    return refusals
+
+
 def case_refusals(original: Sequence[Case], revised: Sequence[tuple[str, str]]) -> list[str]:
     """The revised tasks (id, prompt sha256) against the original's cases: the same ids, the same prompts."""
     then = {c.id: c.prompt_sha256 for c in original}
@@ -152,7 +169,8 @@ def regrade_line(regrade: Regrade) -> str:
     """
     kind = "rubric regrade" if regrade.kind == "rubric" else "plain judge regrade"
     calls = regrade.calls
+    of = regrade.original_sha256[:12] if regrade.original_sha256 else "each shard's original (merged)"
     return (
-        f"{kind} of {regrade.original_sha256[:12]}: graded {regrade.graded} kept answers, carried "
+        f"{kind} of {of}: graded {regrade.graded} kept answers, carried "
         f"{len(regrade.carried)}; {calls.judge_calls} judge calls, {calls.endpoint_attempts} endpoint attempts"
     )

@@ -136,3 +136,34 @@ def shard_next_line(path: str, count: int) -> str:
     others = "the other shard" if count == 2 else f"the other {count - 1} shards"
     receipts = "<the other shard receipt>" if count == 2 else "<the other shard receipts>"
     return f"next    run {others} of --shard i/{count}, then: driftproof merge {path} {receipts} -o RECEIPT"
+
+
+MERGED_KEEPS_NO_ANSWERS = (
+    "a merged receipt keeps no answers (each shard's answers archive stays beside its shard receipt): regrade each "
+    "shard receipt with its own archive, then merge the regraded shards (driftproof merge)"
+)
+"""Why ``driftproof regrade`` refuses a merged receipt, and what to do instead (``driftproof stale`` says it too)."""
+
+
+def not_in_split(case_id: str, index: int, count: int) -> str:
+    """A shard regrade's refusal: the tasks hold a case the suite the shard was split from did not.
+
+    >>> not_in_split("'f'", 1, 2)
+    "case 'f' is not in the suite shard 1/2 was split from: no shard kept answers for it"
+    """
+    return (
+        f"case {case_id} is not in the suite {shard_label(index, count)} was split from: no shard kept answers for it"
+    )
+
+
+def left_out_of_split(case_id: str, index: int, count: int) -> str:
+    """A shard regrade's refusal: the tasks leave out a case of the suite the shard was split from.
+
+    >>> left_out_of_split("'c'", 1, 2)
+    "case 'c' of the suite shard 1/2 was split from is missing from the tasks: give the whole suite, so every \
+shard's regrade grades its own cases and they merge again"
+    """
+    return (
+        f"case {case_id} of the suite {shard_label(index, count)} was split from is missing from the tasks: give the "
+        "whole suite, so every shard's regrade grades its own cases and they merge again"
+    )

@@ -21,8 +21,11 @@ from driftproof.core.fields import found
 from driftproof.core.models import (
     ArmUsage,
     Economics,
+    Judge,
     JudgeOverhead,
     Receipt,
+    Regrade,
+    RegradeCalls,
     RunBudget,
     RunSettings,
     Shard,
@@ -97,8 +100,12 @@ def _lane(r: Receipt) -> object:
     return r.run.lane.model_dump(mode="json", exclude={"models_reported"})
 
 
+def _reported_aside(judge: Judge) -> object:
+    return judge.model_dump(mode="json", exclude={"models_reported"})
+
+
 def _judge(r: Receipt) -> object:
-    return None if r.judge is None else r.judge.model_dump(mode="json", exclude={"models_reported"})
+    return None if r.judge is None else _reported_aside(r.judge)
 
 
 def _dump(value: object) -> object:
@@ -139,6 +146,11 @@ SAME: tuple[tuple[str, Callable[[Receipt], object]], ...] = (
     *((f"canaries.{name}", lambda r, n=name: getattr(r.canaries, n) if r.canaries else None) for name in (
         "source", "set_sha256", "judge_samples", "tolerance",  # every shard judged the same canaries alike
     )),
+    # regraded shards merge only with shards regraded alike: the same kind, tasks, original runner and grader
+    ("regrade.kind", lambda r: r.regrade.kind if r.regrade else None),
+    ("regrade.suite_sha256", lambda r: r.regrade.suite_sha256 if r.regrade else None),
+    ("regrade.original_tool", lambda r: _dump(r.regrade.original_tool) if r.regrade else None),
+    ("regrade.original_judge", lambda r: _reported_aside(r.regrade.original_judge) if r.regrade else None),
 )  # fmt: skip
 """Every field a shard must share with the first, by its name in a refusal (models reported may differ)."""
 
@@ -210,6 +222,29 @@ def merged_budget(budgets: Sequence[RunBudget | None]) -> RunBudget | None:
             "needed_usd": summed_cost(b.needed_usd if b.stopped_cases else b.committed_usd for b in given)
             if stopped
             else None,
+        }
+    )
+
+
+def merged_regrade(records: Sequence[Regrade | None]) -> Regrade | None:
+    """The merged receipt's ``regrade`` when every shard is a regrade (``merge_refusal`` held them alike): what
+    they graded, carried and called, summed; each shard's original and answers stay named in its own receipt."""
+    if not records or any(r is None for r in records):
+        return None
+    given = [r for r in records if r is not None]
+    judge = given[0].original_judge
+    reported = sorted({m for r in given for m in r.original_judge.models_reported})
+    return given[0].model_copy(
+        update={
+            "original_sha256": None,
+            "answers_sha256": None,
+            "original_judge": judge.model_copy(update={"models_reported": reported}),
+            "graded": sum(r.graded for r in given),
+            "carried": [c for r in given for c in r.carried],
+            "calls": RegradeCalls(
+                judge_calls=sum(r.calls.judge_calls for r in given),
+                endpoint_attempts=sum(r.calls.endpoint_attempts for r in given),
+            ),
         }
     )
 
@@ -289,6 +324,7 @@ def merged_body(receipts: Sequence[Receipt], tool: Tool, created_at: str) -> dic
                 pairwise_calls=pairwise.calls,
             ),
         ),
+        "regrade": merged_regrade([r.regrade for r in ordered]),
         "shards": [
             ShardSeal(
                 index=r.run.shard.index,

@@ -293,3 +293,95 @@ def test_plan_refuses_a_bad_shard_as_run_does(
     assert needle in planned and planned == ran
     quick = refused(capsys, "plan", str(suite), "--provider", "stub", "--quick", "--shard", "1/2")
     assert "--shard: --quick runs the first case only" in quick
+
+
+# -- regrading shards: each shard's own cases, then merged again -------------------------------------------------
+
+
+def kept_shards(suite: Path, tmp: Path) -> list[Path]:
+    paths = [tmp / f"k{i}of2.json" for i in (1, 2)]
+    for i, path in enumerate(paths, start=1):
+        run(suite, path, "--shard", f"{i}/2", "--keep-transcripts")
+    return paths
+
+
+def revised(suite: Path, tmp: Path, ids: list[str] = IDS) -> Path:
+    """The suite with every rubric revised (prompts unchanged), or with the cases ``ids``."""
+    cases = [{"id": c, "prompt": f"Task {c}.", "rubric": f"good {c}, and say why"} for c in ids]
+    path = tmp / f"revised-{len(ids)}.yaml"
+    path.write_text(yaml.safe_dump({"skill": str(suite.parent / "SKILL.md"), "cases": cases}), encoding="utf-8")
+    return path
+
+
+def test_each_shard_regrades_its_own_cases_and_the_regraded_shards_merge(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shards = kept_shards(suite, tmp_path)
+    tasks = revised(suite, tmp_path)
+    regraded = []
+    for shard in shards:
+        out = shard.with_name(shard.stem + ".rg.json")
+        argv = ["regrade", str(shard), "--answers", str(shard.with_suffix(".answers.jsonl")), "--suite", str(tasks)]
+        assert main([*argv, "-o", str(out)]) == 0, capsys.readouterr().err
+        regraded.append(out)
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in regraded]
+    originals = [json.loads(p.read_text(encoding="utf-8")) for p in shards]
+    assert [d["run"]["shard"] for d in docs] == [o["run"]["shard"] for o in originals]  # still shard 1/2, 2/2
+    assert [[c["id"] for c in d["cases"]] for d in docs] == SPLITS[2]
+    # the stub draws 4 a side here: shard 1 holds 3 cases × 2 arms × 4 = 24 answers, shard 2 holds 2 × 2 × 4 = 16;
+    # 5 judge samples each: 120 and 80 judge calls
+    assert [(d["regrade"]["graded"], d["regrade"]["calls"]["judge_calls"]) for d in docs] == [(24, 120), (16, 80)]
+    capsys.readouterr()
+    merged_path = tmp_path / "merged.rg.json"
+    assert main(["merge", *map(str, regraded), "-o", str(merged_path)]) == 0, capsys.readouterr().err
+    merged = json.loads(merged_path.read_text(encoding="utf-8"))
+    assert [c["id"] for c in merged["cases"]] == IDS
+    assert {c["id"]: c for c in merged["cases"]} == {c["id"]: c for d in docs for c in d["cases"]}
+    record = merged["regrade"]  # still a regrade: never promoted or read as a run
+    assert record["kind"] == "rubric" and record["suite_sha256"] == docs[0]["suite"]["sha256"]
+    assert (record["original_sha256"], record["answers_sha256"]) == (None, None)  # each shard's receipt names its own
+    assert (record["graded"], record["calls"]["judge_calls"]) == (40, 200)  # 24 + 16; 120 + 80
+    assert record["original_judge"]["model_requested"] == originals[0]["judge"]["model_requested"]
+    assert main(["validate", str(merged_path)]) == 0
+    capsys.readouterr()
+    line = refused(capsys, "merge", str(regraded[0]), str(shards[1]), "-o", str(tmp_path / "mixed.json"))
+    assert f"{shards[1]}: suite.sha256: differs from the first shard's" in line  # a regraded shard beside a run's
+
+
+def test_a_plain_judge_regrade_of_a_shard_grades_its_cases(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shard, _ = kept_shards(suite, tmp_path)
+    out = tmp_path / "plain.json"
+    assert main(["regrade", str(shard), "--answers", str(shard.with_suffix(".answers.jsonl")), "-o", str(out)]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert [c["id"] for c in doc["cases"]] == SPLITS[2][0] and doc["regrade"]["graded"] == 24  # 3 × 2 × 4
+
+
+def test_a_shard_regrade_refuses_tasks_with_other_cases_than_the_suite_it_was_split_from(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shard, _ = kept_shards(suite, tmp_path)
+    archive = str(shard.with_suffix(".answers.jsonl"))
+    more = revised(suite, tmp_path, [*IDS, "f"])
+    line = refused(capsys, "regrade", str(shard), "--answers", archive, "--suite", str(more))
+    assert line.endswith(
+        "cases: regrade refused: case 'f' is not in the suite shard 1/2 was split from: no shard kept answers for it"
+    ), line
+    fewer = revised(suite, tmp_path, ["a", "b", "d"])  # only this shard's cases: the split would be another
+    line = refused(capsys, "regrade", str(shard), "--answers", archive, "--suite", str(fewer))
+    assert "case 'c' of the suite shard 1/2 was split from is missing from the tasks" in line, line
+
+
+def test_a_merged_receipt_is_refused_saying_to_regrade_each_shard(
+    suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shards = kept_shards(suite, tmp_path)
+    merged = tmp_path / "m.json"
+    assert main(["merge", *map(str, shards), "-o", str(merged)]) == 0
+    line = refused(capsys, "regrade", str(merged), "--answers", str(shards[0].with_suffix(".answers.jsonl")))
+    assert line == (
+        f"driftproof: error: {merged}: receipt: regrade refused: a merged receipt keeps no answers (each shard's "
+        "answers archive stays beside its shard receipt): regrade each shard receipt with its own archive, then "
+        "merge the regraded shards (driftproof merge)"
+    )
