@@ -19,6 +19,10 @@ from typing import Any, NamedTuple
 
 from driftproof.core import stale_sentences
 from driftproof.core.models import Case, Harness, Judge, Receipt
+from driftproof.core.pairwise_sentences import NOT_REGRADABLE_PAIRWISE
+from driftproof.core.placebo_sentences import PLACEBO_NOT_REGRADED
+from driftproof.core.reading import not_regradable
+from driftproof.core.shards import ShardSpec, shard_cases
 from driftproof.core.stale_conditions import ConditionsToday, conditions
 from driftproof.core.stopping import parse_rule, reference_form
 from driftproof.core.words import ArmName, Staleness, Surface
@@ -264,17 +268,40 @@ def _case_findings(c: _Collector, recorded: Case, today: CaseToday) -> None:
         )
 
 
-def _arm(findings: Iterable[_Finding], arm: ArmName, kept_answers: bool) -> ArmStaleness:
-    """The most work this arm's findings ask, and their reasons in order."""
+def _arm(findings: Iterable[_Finding], arm: ArmName, no_regrade: str | None) -> ArmStaleness:
+    """The most work this arm's findings ask, and their reasons in order; ``no_regrade``: why its kept answers
+    cannot be graded again (`_no_regrade`), added as a note to a grading change that is then a rerun."""
     mine = [f for f in findings if arm in f.arms]
     if not mine:
         return ArmStaleness(Staleness.STANDS, ())
     reasons = tuple(f.reason for f in mine)
     if any(f.kind == Kind.DRAW for f in mine):
         return ArmStaleness(Staleness.RERUN, reasons)
-    if kept_answers:
+    if no_regrade is None:
         return ArmStaleness(Staleness.REGRADE, reasons)
-    return ArmStaleness(Staleness.RERUN, (*reasons, stale_sentences.STALE_NO_ANSWERS))
+    return ArmStaleness(Staleness.RERUN, (*reasons, no_regrade))
+
+
+def _no_regrade(receipt: Receipt) -> str | None:
+    """Why ``driftproof regrade`` would refuse this receipt whatever the grader (its own kept answers aside),
+    as the note a grading change gets; ``None`` when its kept answers can be graded again."""
+    if receipt.transcripts is None:
+        merged = receipt.shards is not None
+        return stale_sentences.STALE_MERGED_NO_ANSWERS if merged else stale_sentences.STALE_NO_ANSWERS
+    pairwise = receipt.judge is not None and receipt.judge.pairwise is not None
+    why = not_regradable(receipt) or (NOT_REGRADABLE_PAIRWISE if pairwise else None)
+    why = why or (PLACEBO_NOT_REGRADED if receipt.placebo is not None else None)
+    return None if why is None else stale_sentences.stale_not_regradable(why)
+
+
+def _own_cases(receipt: Receipt, cases: tuple[CaseToday, ...]) -> tuple[CaseToday, ...]:
+    """Today's cases a receipt is asked about: a shard receipt's, the cases ``run --shard`` would run today."""
+    shard = receipt.run.shard
+    if shard is None:
+        return cases
+    ids = [c.id for c in cases]
+    mine = set(shard_cases(ids, ShardSpec(shard.index, shard.count)) if shard.count <= len(ids) else shard.case_ids)
+    return tuple(c for c in cases if c.id in mine)
 
 
 def stale(receipt: Receipt, today: Today) -> StaleReport:
@@ -287,11 +314,11 @@ def stale(receipt: Receipt, today: Today) -> StaleReport:
         shared.findings.extend(_Finding(Kind.DRAW, reason, BOTH) for reason in more.rerun_both)
         shared.advisories.extend(more.advisories)
         shared.unknown.extend(u for u in more.unknown if u not in shared.unknown)
-    kept = receipt.transcripts is not None
+    no_regrade = _no_regrade(receipt)
     recorded = {case.id: case for case in receipt.cases}
     cases = []
     unknown = list(shared.unknown)
-    for now in today.cases:
+    for now in _own_cases(receipt, today.cases):
         if now.id not in recorded:
             new = ArmStaleness(Staleness.RERUN, (stale_sentences.STALE_NEW_CASE,))
             cases.append(CaseStaleness(now.id, new, new))
@@ -299,7 +326,7 @@ def stale(receipt: Receipt, today: Today) -> StaleReport:
         own = _Collector(findings=list(shared.findings))
         _case_findings(own, recorded[now.id], now)
         unknown.extend(u for u in own.unknown if u not in unknown)
-        arms = {arm: _arm(own.findings, arm, kept) for arm in BOTH}
+        arms = {arm: _arm(own.findings, arm, no_regrade) for arm in BOTH}
         cases.append(CaseStaleness(now.id, arms[ArmName.WITH_SKILL], arms[ArmName.BASELINE]))
     ids = {now.id for now in today.cases}
     dropped = tuple(case.id for case in receipt.cases if case.id not in ids)
@@ -342,7 +369,7 @@ def baseline_standing(report: StaleReport) -> BaselineStanding:
     BaselineStanding(cases=2, rerun=1, regrade=0, reasons=('prompt changed: a → b',), more=0)
     """
     arms = [case.baseline for case in report.cases]
-    changed = (reason for arm in arms for reason in arm.reasons if reason != stale_sentences.STALE_NO_ANSWERS)
+    changed = (reason for arm in arms for reason in arm.reasons if not stale_sentences.is_note(reason))
     reasons = list(dict.fromkeys(changed))
     return BaselineStanding(
         cases=len(arms),

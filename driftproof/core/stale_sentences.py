@@ -10,9 +10,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from driftproof.core.shard_sentences import MERGED_KEEPS_NO_ANSWERS
+
 STALE_ALL_STAND = "every arm stands: nothing to rerun or regrade"
-STALE_NO_ANSWERS = "the receipt kept no answers (run with --keep-transcripts), so grading again means drawing again"
+DRAWING_AGAIN = "grading again means drawing again"
+"""How every note ends that says why an arm whose grading changed is a rerun (`is_note`)."""
+STALE_NO_ANSWERS = f"the receipt kept no answers (run with --keep-transcripts), so {DRAWING_AGAIN}"
+STALE_MERGED_NO_ANSWERS = f"{MERGED_KEEPS_NO_ANSWERS}; for a shard that kept none, {DRAWING_AGAIN}"
+"""The note on a merged receipt's arm whose grading changed: its answers are with its shards."""
 STALE_NEW_CASE = "not in the receipt: never drawn"
+
+
+def stale_not_regradable(why: str) -> str:
+    """The note on an arm whose grading changed, of a receipt ``driftproof regrade`` refuses whole.
+
+    >>> stale_not_regradable("it was judged with --judge-mode pairwise")
+    'driftproof regrade refuses this receipt (it was judged with --judge-mode pairwise), so grading again means \
+drawing again'
+    """
+    return f"driftproof regrade refuses this receipt ({why}), so {DRAWING_AGAIN}"
+
+
+def is_note(reason: str) -> bool:
+    """True for a note that says why grading again means drawing again, which names no change.
+
+    >>> is_note(STALE_NO_ANSWERS), is_note("judge model changed: j-1 → j-2")
+    (True, False)
+    """
+    return reason.endswith(DRAWING_AGAIN)
 
 
 def stale_changed(what: str, recorded: str, today: str) -> str:

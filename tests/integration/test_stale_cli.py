@@ -224,3 +224,45 @@ def test_an_api_judge_receipt_stands_unchanged(
         code, doc, _ = stale(capsys, str(out))
     assert json.loads(out.read_text(encoding="utf-8"))["judge"]["sampling"]["max_tokens"] == 1024
     assert (code, doc["stands"]) == (0, True), doc
+
+
+def _shards(suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> list[Path]:
+    """Shards 1/2 and 2/2 of the suite, answers kept: sha256 b 3e23… ranks before a ca97…, so b is in 1, a in 2."""
+    paths = [tmp_path / f"s{i}.json" for i in (1, 2)]
+    for i, path in enumerate(paths, start=1):
+        assert main(["run", str(suite), *FAST, "--keep-transcripts", "--shard", f"{i}/2", "-o", str(path)]) == 0
+    capsys.readouterr()
+    return paths
+
+
+def test_a_shard_receipt_is_asked_about_its_own_cases_and_its_regrade_works(
+    made: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    suite, _ = made
+    shard, _ = _shards(suite, tmp_path, capsys)
+    code, doc, _ = stale(capsys, str(shard))
+    assert code == 0 and arms(doc) == {"b": ("stands", "stands")}  # not case a: shard 2/2 drew it
+    assert doc["dropped_cases"] == [] and doc["advisories"] == []
+    _suite(tmp_path, rubric="Better.")
+    code, doc, _ = stale(capsys, str(shard))
+    assert code == 1 and arms(doc) == {"b": ("regrade", "regrade")}
+    answers = str(shard.with_suffix(".answers.jsonl"))
+    assert main(["regrade", str(shard), "--answers", answers, "--suite", str(suite)]) == 0  # the advice works
+
+
+def test_a_merged_receipt_says_to_regrade_each_shard_and_merge_again(
+    made: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from driftproof.core.shard_sentences import MERGED_KEEPS_NO_ANSWERS
+
+    suite, _ = made
+    merged = tmp_path / "m.json"
+    assert main(["merge", *map(str, _shards(suite, tmp_path, capsys)), "-o", str(merged)]) == 0
+    capsys.readouterr()
+    _suite(tmp_path, rubric="Better.")
+    code, doc, _ = stale(capsys, str(merged))
+    assert code == 1 and arms(doc) == {"a": ("rerun", "rerun"), "b": ("rerun", "rerun")}
+    reasons = doc["cases"][0]["with_skill"]["reasons"]
+    assert reasons[0].startswith("rubric or criteria changed")
+    assert reasons[1] == f"{MERGED_KEEPS_NO_ANSWERS}; for a shard that kept none, grading again means drawing again"
+    assert not any("--keep-transcripts" in r for r in reasons)

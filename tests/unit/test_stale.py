@@ -426,3 +426,35 @@ def test_baseline_standing_names_the_first_two_reasons_and_counts_the_rest() -> 
     )
     standing = baseline_standing(StaleReport(cases, (), (), ()))
     assert standing == BaselineStanding(cases=4, rerun=1, regrade=2, reasons=("x", "y"), more=2)  # z, w
+
+
+@pytest.mark.parametrize(
+    ("update", "why"),
+    [
+        (
+            {"judge": {"pairwise": {"template_version": "pairwise-v1", "template_sha256": H["7"]}}},
+            "it was judged with --judge-mode pairwise",
+        ),
+        (
+            {"placebo": {"sha256": H["7"], "tokens": 3, "chars": 12, "generator": "placebo-v1"}},
+            "a receipt drawn with --placebo has a third arm",
+        ),
+    ],
+)
+def test_a_grading_change_is_a_rerun_when_regrade_would_refuse_the_receipt(update: dict[str, Any], why: str) -> None:
+    r = recorded(kept=True)
+    body = r.model_dump(mode="json")
+    for key, value in update.items():
+        body[key] = {**(body[key] or {}), **value}
+    refused = Receipt.model_validate(body)
+    t = today(refused, cases=(CaseToday("a", H["3"], H["8"], H["8"]), CaseToday("b", H["3"], H["4"], H["4"])))
+    assert statuses(refused, t) == {"a": (RERUN, RERUN), "b": (STANDS, STANDS)}
+    note = stale(refused, t).cases[0].baseline.reasons[-1]
+    assert note.startswith(f"driftproof regrade refuses this receipt ({why}")
+    assert note.endswith("), so grading again means drawing again")
+    assert (
+        baseline_standing(stale(refused, t)).reasons
+        == (  # the note says why, it is not a change
+            stale_sentences.stale_changed("rubric or criteria", H["4"][:12], H["8"][:12]),
+        )
+    )
