@@ -6,7 +6,8 @@ again, ``rerun``) or a *grade* finding (only the grading changed: ``regrade`` wh
 else ``rerun``). A finding names the arms it touches: the skill and its delivery touch the with-skill arm only,
 since the baseline arm contains no skill text. A fact the receipt does not record is ``unknown``, never current:
 it is a finding of its kind, and its field is listed in ``StaleReport.unknown``. An arm's status is the most work
-any of its findings asks: ``rerun`` over ``regrade`` over ``stands``.
+any of its findings asks: ``rerun`` over ``regrade`` over ``stands``. A grade finding about the grader or its
+samples (``Kind.JUDGE``) says, when it is a regrade, that ``driftproof regrade`` keeps the receipt's own.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ class Kind(Enum):
 
     DRAW = "draw"
     GRADE = "grade"
+    JUDGE = "judge"
+    """A grade finding about the grader or its samples, which ``driftproof regrade`` holds to the receipt's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,18 +242,18 @@ def _judge_facts(c: _Collector, receipt: Receipt, today: Today) -> None:
     """Who grades and how: provider, surface, model, sampling, template, grading code, base URL, samples."""
     judge, now = receipt.judge, today.judge
     samples = receipt.run.settings.judge_samples
-    c.compare("run.settings.judge_samples", "judge samples per draw", samples, today.judge_samples, Kind.GRADE)
+    c.compare("run.settings.judge_samples", "judge samples per draw", samples, today.judge_samples, Kind.JUDGE)
     if judge is None:
-        c.missing("judge", "judge", Kind.GRADE)
+        c.missing("judge", "judge", Kind.JUDGE)
         return
-    c.compare("judge.provider", "judge provider", judge.provider, now.provider, Kind.GRADE)
-    c.compare("judge.surface", "judge surface", judge.surface, now.surface, Kind.GRADE)
-    c.compare("judge.model_requested", "judge model", judge.model_requested, now.model_requested, Kind.GRADE)
-    c.compare("judge.sampling", "judge sampling", judge.sampling, now.sampling, Kind.GRADE)
-    c.compare("judge.template_sha256", "judge template", judge.template_sha256, now.template_sha256, Kind.GRADE)
+    c.compare("judge.provider", "judge provider", judge.provider, now.provider, Kind.JUDGE)
+    c.compare("judge.surface", "judge surface", judge.surface, now.surface, Kind.JUDGE)
+    c.compare("judge.model_requested", "judge model", judge.model_requested, now.model_requested, Kind.JUDGE)
+    c.compare("judge.sampling", "judge sampling", judge.sampling, now.sampling, Kind.JUDGE)
+    c.compare("judge.template_sha256", "judge template", judge.template_sha256, now.template_sha256, Kind.JUDGE)
     code = judge.grading_code_sha256
-    c.compare("judge.grading_code_sha256", "grading code", code, now.grading_code_sha256, Kind.GRADE)
-    c.compare("judge.base_url", "judge base URL", judge.base_url, now.base_url, Kind.GRADE, none_is_unknown=False)
+    c.compare("judge.grading_code_sha256", "grading code", code, now.grading_code_sha256, Kind.JUDGE)
+    c.compare("judge.base_url", "judge base URL", judge.base_url, now.base_url, Kind.JUDGE, none_is_unknown=False)
 
 
 def _case_findings(c: _Collector, recorded: Case, today: CaseToday) -> None:
@@ -278,7 +281,8 @@ def _arm(findings: Iterable[_Finding], arm: ArmName, no_regrade: str | None) -> 
     if any(f.kind == Kind.DRAW for f in mine):
         return ArmStaleness(Staleness.RERUN, reasons)
     if no_regrade is None:
-        return ArmStaleness(Staleness.REGRADE, reasons)
+        said = (f.reason if f.kind == Kind.GRADE else stale_sentences.stale_judge_regrade(f.reason) for f in mine)
+        return ArmStaleness(Staleness.REGRADE, tuple(said))
     return ArmStaleness(Staleness.RERUN, (*reasons, no_regrade))
 
 

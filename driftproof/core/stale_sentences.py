@@ -21,6 +21,20 @@ STALE_MERGED_NO_ANSWERS = f"{MERGED_KEEPS_NO_ANSWERS}; for a shard that kept non
 STALE_NEW_CASE = "not in the receipt: never drawn"
 
 
+def stale_judge_regrade(reason: str) -> str:
+    """A grader or judge-samples change of a receipt that kept its answers: a regrade by the rule, but
+    ``driftproof regrade`` grades only with the receipt's own judge and judge samples, so it says what that means.
+
+    >>> print(stale_judge_regrade("judge model changed: j-1 → j-2"))  # doctest: +NORMALIZE_WHITESPACE
+    judge model changed: j-1 → j-2: regrading with another judge or judge samples means running again
+    (driftproof regrade keeps the receipt's own)
+    """
+    return (
+        f"{reason}: regrading with another judge or judge samples means running again (driftproof regrade keeps the "
+        "receipt's own)"
+    )
+
+
 def stale_not_regradable(why: str) -> str:
     """The note on an arm whose grading changed, of a receipt ``driftproof regrade`` refuses whole.
 

@@ -108,7 +108,13 @@ def test_another_judge_model_is_a_regrade(made: tuple[Path, Path], capsys: pytes
     _, receipt = made
     code, doc, _ = stale(capsys, str(receipt), *FAST, "--judge-model", "judge-2")
     assert code == 1 and arms(doc)["b"] == ("regrade", "regrade")
-    assert doc["cases"][1]["with_skill"]["reasons"] == ["judge model changed: stub-judge → judge-2"]
+    # a regrade by the rule, but driftproof regrade grades with the receipt's judge only: the reason says so
+    assert doc["cases"][1]["with_skill"]["reasons"] == [
+        "judge model changed: stub-judge → judge-2: regrading with another judge or judge samples means running "
+        "again (driftproof regrade keeps the receipt's own)"
+    ]
+    answers = str(receipt.with_suffix(".answers.jsonl"))
+    assert main(["regrade", str(receipt), "--answers", answers, "--judge-model", "judge-2"]) == 2  # as it says
 
 
 def test_other_counts_are_a_rerun(made: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:

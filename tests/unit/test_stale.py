@@ -458,3 +458,37 @@ def test_a_grading_change_is_a_rerun_when_regrade_would_refuse_the_receipt(updat
             stale_sentences.stale_changed("rubric or criteria", H["4"][:12], H["8"][:12]),
         )
     )
+
+
+@pytest.mark.parametrize(
+    ("changes", "what"),
+    [
+        ({"judge_samples": 5}, stale_sentences.stale_changed("judge samples per draw", "3", "5")),
+        ({"judge_model": "judge-2"}, stale_sentences.stale_changed("judge model", "judge-1", "judge-2")),
+        ({"judge_provider": "openai"}, stale_sentences.stale_changed("judge provider", "anthropic", "openai")),
+    ],
+)
+def test_a_judge_change_is_a_regrade_whose_reason_says_regrade_keeps_the_receipts_judge(
+    changes: dict[str, Any], what: str
+) -> None:
+    r = recorded(kept=True)
+    assert r.judge is not None
+    t = today(r, judge_samples=changes.get("judge_samples", 3))
+    if "judge_model" in changes or "judge_provider" in changes:
+        judge = {"model_requested": changes.get("judge_model", "judge-1"), "provider": changes.get("judge_provider")}
+        t = replace(t, judge=_update(r.judge, **{k: v for k, v in judge.items() if v is not None}))
+    report = stale(r, t)
+    assert statuses(r, t) == every((REGRADE, REGRADE))
+    assert report.cases[0].with_skill.reasons == (
+        f"{what}: regrading with another judge or judge samples means running again (driftproof regrade keeps the "
+        "receipt's own)",
+    )
+    plain = stale(recorded(), t)  # no answers kept: a rerun, the reason as it was and the note after it
+    assert plain.cases[0].with_skill.reasons == (what, stale_sentences.STALE_NO_ANSWERS)
+    rubric = today(r, cases=(CaseToday("a", H["3"], H["8"], H["8"]), CaseToday("b", H["3"], H["4"], H["4"])))
+    assert (
+        stale(r, rubric).cases[0].with_skill.reasons
+        == (  # a rubric change is one regrade grades
+            stale_sentences.stale_changed("rubric or criteria", H["4"][:12], H["8"][:12]),
+        )
+    )
