@@ -19,6 +19,7 @@ from driftproof.core.sentences import (
     status_line,
 )
 from driftproof.core.shard_sentences import shard_next_line
+from driftproof.core.stale_sentences import unpinned_model
 from driftproof.core.words import CaseVerdict
 from driftproof.regrade import RegradeOutcome
 from driftproof.report_lines import carried_line
@@ -36,7 +37,7 @@ def print_run_summary(outcome: RunOutcome) -> None:
     receipt, reading = outcome.receipt, read_receipt(outcome.receipt)
     lane, judge = receipt.run.lane, receipt.judge
     judged = f"{judge.provider}/{judge.model_requested}" if judge else None
-    lane_text = f"{lane.provider}/{lane.model_requested} ({lane.surface})"
+    lane_text = f"{lane.provider}/{lane.model_requested or unpinned_model(lane.models_reported)} ({lane.surface})"
     _say(run_heading(str(receipt.suite.name), lane_text, judged, len(receipt.cases)))
     per_1k = signed_or_na(reading.lift_per_1k) if reading.lift_per_1k is not None else None
     _say(status_line(STATUS_WORDS[reading.status], signed_or_na(reading.lift), reading.lift_spread, per_1k))

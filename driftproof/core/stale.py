@@ -138,10 +138,12 @@ class _Collector:
                 _Finding(kind, stale_sentences.stale_changed(what, _shown(recorded), _shown(today)), arms)
             )
 
-    def missing(self, name: str, what: str, kind: Kind, arms: tuple[ArmName, ...] = BOTH) -> None:
+    def missing(
+        self, name: str, what: str, kind: Kind, arms: tuple[ArmName, ...] = BOTH, reason: str | None = None
+    ) -> None:
         if name not in self.unknown:
             self.unknown.append(name)
-        self.findings.append(_Finding(kind, stale_sentences.stale_unknown(what), arms))
+        self.findings.append(_Finding(kind, reason or stale_sentences.stale_unknown(what), arms))
 
 
 def _shown(value: object) -> str:
@@ -223,7 +225,11 @@ def _run_facts(c: _Collector, receipt: Receipt, today: Today) -> None:
     run, lane = receipt.run, receipt.run.lane
     c.compare("run.lane.provider", "lane provider", lane.provider, today.provider, Kind.DRAW)
     c.compare("run.lane.surface", "lane surface", lane.surface, today.surface, Kind.DRAW)
-    c.compare("run.lane.model_requested", "answering model", lane.model_requested, today.model_requested, Kind.DRAW)
+    if lane.model_requested is None and lane.surface == Surface.CLI:  # recorded: none asked for, the CLI chose
+        unpinned = stale_sentences.stale_model_unpinned(lane.models_reported)
+        c.missing("run.lane.model_requested", "answering model", Kind.DRAW, reason=unpinned)
+    else:
+        c.compare("run.lane.model_requested", "answering model", lane.model_requested, today.model_requested, Kind.DRAW)
     c.compare("run.lane.base_url", "lane base URL", lane.base_url, today.base_url, Kind.DRAW, none_is_unknown=False)
     c.compare("run.sampling", "answering sampling", run.sampling, dict(today.sampling), Kind.DRAW)
     _harness(c, receipt, today)

@@ -72,6 +72,36 @@ def stale_unknown(what: str) -> str:
     return f"{what}: not recorded by the receipt, so unknown (never read as current)"
 
 
+CLI_DEFAULT = "the CLI's default"
+"""The answering model of a CLI lane run without ``--model``: none was asked for, the CLI chose."""
+
+
+def unpinned_model(reported: Sequence[str]) -> str:
+    """A CLI lane's model none asked for, as the run's headline names it: what it reported, the CLI's default.
+
+    >>> unpinned_model(["claude-x-1"]), unpinned_model([])
+    ("claude-x-1, the CLI's default", "the CLI's default")
+    """
+    return f"{', '.join(reported)}, {CLI_DEFAULT}" if reported else CLI_DEFAULT
+
+
+def stale_model_unpinned(reported: Sequence[str]) -> str:
+    """Why a CLI lane receipt with no model asked for never stands: the CLI chose, and may choose another today.
+
+    >>> print(stale_model_unpinned(["claude-x-1"]))  # doctest: +NORMALIZE_WHITESPACE
+    answering model: none asked for; the CLI chose its default (it reported claude-x-1), which may differ today
+    (never read as current): give --model (the Action's model input) to pin it, so stale and baseline carrying can
+    work
+    """
+    chose = (
+        f"the CLI chose its default (it reported {', '.join(reported)})" if reported else "the CLI chose its default"
+    )
+    return (
+        f"answering model: none asked for; {chose}, which may differ today (never read as current): give --model "
+        "(the Action's model input) to pin it, so stale and baseline carrying can work"
+    )
+
+
 def stale_harness_patch(name: str, recorded: str, today: str) -> str:
     """The advisory of a patch release of the same harness, which leaves every arm standing.
 

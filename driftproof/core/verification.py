@@ -40,8 +40,12 @@ def verify(
     """
     if preset is not None:
         return Verification.UNVERIFIED, f"smoke run (preset {preset})"
-    if Provider.STUB in (lane_provider, judge_provider):
+    if lane_provider == judge_provider == Provider.STUB:
         return Verification.UNVERIFIED, "stub lane: no model answered or judged"
+    if lane_provider == Provider.STUB:
+        return Verification.UNVERIFIED, "stub lane: no model answered"
+    if judge_provider == Provider.STUB:
+        return Verification.UNVERIFIED, "stub judge: no model judged"
     if not samples_match:
         return Verification.UNVERIFIED, CARRIED_ONLY if carried else "no judge sample was returned"
     if not all(samples_match):

@@ -201,3 +201,29 @@ def test_a_timeout_while_the_cli_retried_the_provider_is_replaced(suite_dir: Pat
     assert with_skill[0].replaced is True and "while Claude Code was retrying API error 529" in (
         with_skill[0].lost_reason or ""
     )
+
+
+def test_a_cli_lane_run_without_model_says_the_cli_chose_it_and_how_to_pin_it(
+    suite_dir: Path, fake_cli: FakeCLI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    fake_cli.use({"result": "fix(cart): return 0 for an empty cart"})
+    out = suite_dir / "r.json"
+    flags = ["--provider", "anthropic", "--surface", "cli", "--judge-provider", "stub", "--judge-samples", "1"]
+    assert main(["run", str(suite_dir / "suite.yaml"), *flags, "--draws", "2", "--max-draws", "2", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    lane = load_receipt(out).run.lane
+    assert lane.model_requested is None and lane.models_reported == ["claude-opus-5-5"]  # the fake CLI's default
+    assert printed.splitlines()[0] == (
+        "cli · anthropic/claude-opus-5-5, the CLI's default (cli) · judge stub/stub-judge · 1 case"
+    )  # it printed anthropic/None (cli)
+    assert "(stub judge: no model judged)" in printed  # the CLI answered: only the judge was the stub
+    assert main(["stale", str(out), "--format", "json"]) == 1  # never stands: the CLI's default may move
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["cases"][0]["baseline"]["reasons"] == [
+        "answering model: none asked for; the CLI chose its default (it reported claude-opus-5-5), which may "
+        "differ today (never read as current): give --model (the Action's model input) to pin it, so stale and "
+        "baseline carrying can work"
+    ]
+    assert doc["unknown"] == ["run.lane.model_requested"]

@@ -48,10 +48,9 @@ def test_estimate_tokens_is_ceil_of_a_quarter_of_the_characters(texts: list[str]
 
 def test_verify_names_why_a_run_is_not_tested() -> None:
     assert verify(None, "openai", "anthropic", [True, True, True]) == (Verification.TESTED, None)
-    assert verify(None, "stub", "anthropic", [True]) == (
-        Verification.UNVERIFIED,
-        "stub lane: no model answered or judged",
-    )
+    assert verify(None, "stub", "stub", [True]) == (Verification.UNVERIFIED, "stub lane: no model answered or judged")
+    assert verify(None, "stub", "anthropic", [True]) == (Verification.UNVERIFIED, "stub lane: no model answered")
+    assert verify(None, "openai", "stub", [True]) == (Verification.UNVERIFIED, "stub judge: no model judged")
     assert verify(None, "openai", "anthropic", []) == (Verification.UNVERIFIED, "no judge sample was returned")
     level, why = verify(None, "openai", "anthropic", [True, False], "a judge sample reported 'x'")
     assert (level, why) == (Verification.UNVERIFIED, "a judge sample reported 'x'")

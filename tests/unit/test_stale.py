@@ -233,7 +233,16 @@ def test_a_field_the_receipt_lacks_is_unknown_never_current(update: Any, field: 
     report = stale(r, t)
     assert field in report.unknown
     assert statuses(r, t) == every(expected)
-    assert any("not recorded by the receipt" in reason for reason in report.cases[0].with_skill.reasons)
+    # a CLI lane's null model was recorded: none was asked for, the CLI chose (and may choose another today)
+    words = "none asked for; the CLI chose" if field == "run.lane.model_requested" else "not recorded by the receipt"
+    assert any(words in reason for reason in report.cases[0].with_skill.reasons)
+
+
+def test_a_null_model_off_the_cli_surface_is_not_recorded() -> None:
+    base = recorded(kept=True)
+    r = _update(base, run=_update(base.run, lane=_update(base.run.lane, model_requested=None)))
+    (reason,) = stale(r, today(base)).cases[0].baseline.reasons
+    assert reason == stale_sentences.stale_unknown("answering model")
 
 
 def test_case_hashes_unknown_per_case() -> None:
