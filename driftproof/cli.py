@@ -495,16 +495,21 @@ def _add_stale(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("receipt", metavar="RECEIPT")
     p.add_argument("--suite", metavar="SUITE", help="the suite today (default: the path the receipt recorded)")
     p.add_argument("--skill", metavar="PATH", help="SKILL.md today (default: the path the receipt recorded)")
-    _add_lane_flags(p)
-    p.add_argument("--draws", type=int, help="minimum draws per arm (default: as recorded)")
-    p.add_argument("--max-draws", type=int, help="most draws per arm (default: as recorded)")
-    p.add_argument("--judge-samples", type=int, help="judge samples per answer (default: as recorded)")
-    p.add_argument("--as-reference", action="store_true", help="compare with the deeper rule of a reference run")
-    p.add_argument("--capture", choices=_values(Capture), help="as for run (default: as recorded)")
-    p.add_argument("--delivery", choices=_values(Delivery), help="as for run (default: as recorded)")
+    _add_lane_flags(p, recorded=True)
+    p.add_argument("--draws", type=int, help="minimum draws per arm (default: the receipt's)")
+    p.add_argument("--max-draws", type=int, help="most draws per arm (default: the receipt's)")
+    p.add_argument("--judge-samples", type=int, help="judge samples per answer (default: the receipt's)")
+    p.add_argument(
+        "--as-reference",
+        action=argparse.BooleanOptionalAction,
+        help="compare with the deeper rule of a reference run; --no-as-reference with an ordinary run's "
+        "(default: the receipt's)",
+    )
+    p.add_argument("--capture", choices=_values(Capture), help="as for run (default: the receipt's)")
+    p.add_argument("--delivery", choices=_values(Delivery), help="as for run (default: the receipt's)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     # a lane, judge or count flag left out takes the receipt's recorded value (driftproof.stale.recorded_flags)
-    p.set_defaults(handler=_cmd_stale, provider=None, capture=None, delivery=None)
+    p.set_defaults(handler=_cmd_stale, capture=None, delivery=None)
 
 
 def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -620,23 +625,41 @@ def _add_junit_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_lane_flags(p: argparse.ArgumentParser) -> None:
-    """Who answers and who judges: provider, surface, models, endpoints."""
-    p.add_argument("--provider", choices=_values(Provider), default=DEFAULTS.provider)
+RECEIPTS = "(default: the receipt's)"
+"""How ``stale --help`` names the default of a flag left out: the value the receipt recorded."""
+
+
+def _add_lane_flags(p: argparse.ArgumentParser, *, recorded: bool = False) -> None:
+    """Who answers and who judges: provider, surface, models, endpoints (``recorded``: ``stale``, whose flags left
+    out take the receipt's values, not run's defaults)."""
+    defaults = {
+        "provider": f"(default {DEFAULTS.provider})",
+        "surface": f"(default {Surface.API})",
+        "model": "(default: the lane's)",
+        "judge_provider": f"(default {DEFAULTS.judge_provider}; {Provider.STUB} with --provider {Provider.STUB})",
+        "judge_model": f"(default {DEFAULTS.judge_model}, a cheap fixed judge)",
+        "base_url": "",
+        "judge_base_url": "",
+    }
+    said = dict.fromkeys(defaults, RECEIPTS) if recorded else defaults
+    p.add_argument(
+        "--provider",
+        choices=_values(Provider),
+        default=None if recorded else DEFAULTS.provider,
+        help=f"the answering lane's provider {said['provider']}",
+    )
     p.add_argument(
         "--surface",
         choices=_values(Surface.API, Surface.CLI),
-        help=f"{Surface.API} (default) or {Surface.CLI}; the stub lane has none",
+        help=f"{Surface.API} or {Surface.CLI}; the stub lane has none {said['surface']}",
     )
-    p.add_argument("--model", help="answering model (default: the lane's)")
+    p.add_argument("--model", help=f"answering model {said['model']}")
+    p.add_argument("--judge-provider", choices=_values(Provider), help=f"the judge's provider {said['judge_provider']}")
+    p.add_argument("--judge-model", help=f"judge model {said['judge_model']}")
     p.add_argument(
-        "--judge-provider",
-        choices=_values(Provider),
-        help=f"default {DEFAULTS.judge_provider} ({Provider.STUB} with --provider {Provider.STUB})",
+        "--base-url", help=f"endpoint for the answering model, any OpenAI-compatible server {said['base_url']}".strip()
     )
-    p.add_argument("--judge-model", help=f"judge model (default {DEFAULTS.judge_model}, a cheap fixed judge)")
-    p.add_argument("--base-url", help="endpoint for the answering model (any OpenAI-compatible server)")
-    p.add_argument("--judge-base-url", help="endpoint for the judge")
+    p.add_argument("--judge-base-url", help=f"endpoint for the judge {said['judge_base_url']}".strip())
 
 
 def _add_count_flags(p: argparse.ArgumentParser) -> None:

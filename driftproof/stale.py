@@ -31,6 +31,8 @@ def _recorded_path(given: Path | None, recorded: str | None, receipt_path: Path,
         return given
     if recorded is None:
         raise InputError(f"{receipt_path}: {field}: not recorded, so there is nothing to read today; give {flag}")
+    if not Path(recorded).exists():  # say where the path came from: no flag named it
+        raise InputError(stale_sentences.stale_recorded_path_missing(recorded, field, flag))
     return Path(recorded)
 
 
@@ -70,8 +72,8 @@ def check_receipt(receipt_path: Path, suite: Path | None, skill: Path | None, **
     receipt = load_receipt(receipt_path)
     suite_path = _recorded_path(suite, receipt.suite.path, receipt_path, "suite.path", "--suite")
     if skill is None and receipt.skill is not None:
-        skill = Path(receipt.skill.path)
-    given = {name: value for name, value in flags.items() if value is not None and value is not False}
+        skill = _recorded_path(None, receipt.skill.path, receipt_path, "skill.path", "--skill")
+    given = {name: value for name, value in flags.items() if value is not None}  # --no-as-reference is given
     recorded = recorded_flags(receipt)
     for provider, belongs in (("provider", LANE_FLAGS), ("judge_provider", JUDGE_FLAGS)):
         if provider in given and given[provider] != recorded.get(provider):  # another provider: its own lane

@@ -102,6 +102,19 @@ def stale_model_unpinned(reported: Sequence[str]) -> str:
     )
 
 
+def stale_recorded_path_missing(path: str, field: str, flag: str) -> str:
+    """The refusal of a path ``stale`` took from the receipt (no flag gave it) that is not there today.
+
+    >>> print(stale_recorded_path_missing("s/SKILL.md", "skill.path", "--skill"))  # doctest: +NORMALIZE_WHITESPACE
+    s/SKILL.md: no such file: the path the receipt recorded as skill.path (read relative to the current directory);
+    give --skill to read today's file
+    """
+    return (
+        f"{path}: no such file: the path the receipt recorded as {field} (read relative to the current directory); "
+        f"give {flag} to read today's file"
+    )
+
+
 def stale_harness_patch(name: str, recorded: str, today: str) -> str:
     """The advisory of a patch release of the same harness, which leaves every arm standing.
 

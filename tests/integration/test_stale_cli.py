@@ -272,3 +272,49 @@ def test_a_merged_receipt_says_to_regrade_each_shard_and_merge_again(
     assert reasons[0].startswith("rubric or criteria changed")
     assert reasons[1] == f"{MERGED_KEEPS_NO_ANSWERS}; for a shard that kept none, grading again means drawing again"
     assert not any("--keep-transcripts" in r for r in reasons)
+
+
+def test_no_as_reference_asks_about_an_ordinary_run_of_a_reference_receipt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from driftproof.core import stale_sentences
+
+    (tmp_path / "SKILL.md").write_text("# Skill\nWrite well.\n", encoding="utf-8")
+    out = tmp_path / "ref.json"
+    assert main(["run", str(_suite(tmp_path)), *FAST, "--as-reference", "-o", str(out)]) == 0
+    capsys.readouterr()
+    code, doc, _ = stale(capsys, str(out), "--no-as-reference", "--draws", "2", "--max-draws", "2")
+    # drawn 12 to 12 a side (the reference form of 2 to 2): deeper than an ordinary run's, so it stands, and says so
+    assert code == 0 and doc["stands"] is True
+    assert doc["advisories"] == [stale_sentences.stale_reference_rule(12, 12, 2, 2)]
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "flag"), [("SKILL.md", "skill.path", "--skill"), ("suite.yaml", "suite.path", "--suite")]
+)
+def test_a_missing_path_the_receipt_recorded_says_it_came_from_the_receipt(
+    made: tuple[Path, Path], capsys: pytest.CaptureFixture[str], name: str, field: str, flag: str
+) -> None:
+    _, receipt = made
+    gone = receipt.parent / name
+    gone.rename(receipt.parent / f"moved-{name}")
+    code, _, err = stale(capsys, str(receipt))
+    recorded = json.loads(receipt.read_text(encoding="utf-8"))[field.split(".")[0]]["path"]
+    assert code == 2 and err.strip() == (
+        f"driftproof: error: {recorded}: no such file: the path the receipt recorded as {field} (read relative to "
+        f"the current directory); give {flag} to read today's file"
+    )
+    assert "given by" not in err
+
+
+def test_stale_help_says_every_lane_and_judge_flag_left_out_is_the_receipts() -> None:
+    import argparse
+
+    from driftproof.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["stale"]
+    helps = {a.option_strings[-1]: a.help or "" for a in sub._actions if a.option_strings}
+    for flag in ("--provider", "--surface", "--model", "--judge-provider", "--judge-model", "--base-url"):
+        assert "(default: the receipt's)" in helps[flag], flag
+    assert "(default: the receipt's)" in helps["--judge-base-url"]
+    assert not any("claude-haiku" in h or "default anthropic" in h for h in helps.values())
