@@ -12,6 +12,7 @@ leave a case out, or are no shards at all (`merge_refusal`); `merged_body` is th
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -155,9 +156,53 @@ SAME: tuple[tuple[str, Callable[[Receipt], object]], ...] = (
 """Every field a shard must share with the first, by its name in a refusal (models reported may differ)."""
 
 
+SHOWN_CHARS = 240
+"""The most characters of one value a refusal shows (a stopping rule is about 95)."""
+
+
+def _brief(value: object) -> object:
+    """``value`` with every sha256 cut to its first 12 digits, as ``driftproof stale`` shows a hash."""
+    if isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value):
+        return value[:12]
+    if isinstance(value, dict):
+        return {k: _brief(v) for k, v in value.items()}
+    return [_brief(v) for v in value] if isinstance(value, list) else value
+
+
 def _shown(value: object) -> str:
-    text = found(value) if not isinstance(value, (list, dict)) else repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    """A value as a refusal shows it: text quoted in full, a hash by 12 digits, a mapping or list as JSON.
+
+    >>> _shown("a" * 64), _shown("settle-v2(min=3)"), _shown(None), _shown({"b": 1, "a": [True]})
+    ('aaaaaaaaaaaa', "'settle-v2(min=3)'", 'null', '{"a":[true],"b":1}')
+    """
+    brief = _brief(value)
+    if isinstance(brief, (dict, list)):
+        text = json.dumps(brief, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    elif isinstance(brief, str):
+        text = brief if brief != value else repr(brief)
+    else:
+        text = found(brief)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+def first_difference(field: str, there: object, here: object) -> tuple[str, object, object]:
+    """Where two values first differ, as a dotted field and both values there: into mappings key by key (in
+    order), into lists of one length item by item; anything else differs as a whole.
+
+    >>> first_difference("judge", {"model": "a", "pairwise": None}, {"model": "a", "pairwise": {"v": 1}})
+    ('judge.pairwise', None, {'v': 1})
+    >>> first_difference("ids", ["a", "b"], ["a", "c"]), first_difference("ids", ["a"], ["a", "b"])
+    (('ids[1]', 'b', 'c'), ('ids', ['a'], ['a', 'b']))
+    """
+    if isinstance(there, dict) and isinstance(here, dict):
+        for key in [*there, *(k for k in here if k not in there)]:
+            if there.get(key) != here.get(key):
+                return first_difference(f"{field}.{key}", there.get(key), here.get(key))
+    if isinstance(there, list) and isinstance(here, list) and len(there) == len(here):
+        for index, (a, b) in enumerate(zip(there, here, strict=True)):
+            if a != b:
+                return first_difference(f"{field}[{index}]", a, b)
+    return field, there, here
 
 
 def merge_refusal(shards: Sequence[tuple[str, Receipt]]) -> str | None:
@@ -174,7 +219,8 @@ def merge_refusal(shards: Sequence[tuple[str, Receipt]]) -> str | None:
             return f"{name}: run.shard: {NOT_A_SHARD}"
         for field, get in SAME:
             if (here := get(receipt)) != (there := get(first)):
-                return f"{name}: {field}: {differs(_shown(there), _shown(here), first_name)}"
+                where, was, now = first_difference(field, _dump(there), _dump(here))
+                return f"{name}: {where}: {differs(_shown(was), _shown(now), first_name)}"
         if [c.id for c in receipt.cases] != shard.case_ids:
             return f"{name}: cases: the case ids are not those run.shard.case_ids names ({_shown(shard.case_ids)})"
         for case_id in shard.case_ids:

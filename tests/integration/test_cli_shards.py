@@ -198,7 +198,8 @@ def test_merge_refuses_shards_of_different_splits(
     [
         (["--judge-samples", "4"], "run.settings.judge_samples", "5 in {first}, 4 here"),
         (["--max-draws", "5"], "run.settings.stopping_rule", ""),
-        (["--model", "other-model"], "run.lane", ""),
+        (["--model", "other-model"], "run.lane.model_requested", "'stub-model' in {first}, 'other-model' here"),
+        (["--budget", "900000"], "run.settings.budget", 'null in {first}, {{"max_tokens":2048,'),
         (["--concurrency", "2"], "run.settings.concurrency", "8 in {first}, 2 here"),
     ],
 )

@@ -243,3 +243,53 @@ def test_merged_receipt_keeps_the_shards_budget_and_sums_what_each_committed() -
 def test_merged_receipt_of_shards_without_a_budget_has_none() -> None:
     one, two = split(whole(4), 2)
     assert seal_receipt(merged_body([one, two], TOOL, "2026-01-01T00:00:00Z")).run.settings.budget is None
+
+
+# -- a refusal shows what differs: the field that differs, in full or by its first 12 digits -------------------
+
+
+def test_a_refusal_shows_both_stopping_rules_in_full() -> None:
+    rule = "settle-v2(min=3,max=10,step=1,alpha_sep=0.05,alpha_ovl=0.1,floor=0.05,resolve=yes,call_min=7)"
+    one, two = split(whole(4), 2)
+    one, two = with_settings(one, stopping_rule=rule), with_settings(two, stopping_rule=rule.replace("=10", "=12"))
+    assert merge_refusal([("a.json", one), ("b.json", two)]) == (
+        f"b.json: run.settings.stopping_rule: differs from the first shard's: '{rule}' in a.json, "
+        f"'{rule.replace('=10', '=12')}' here; every shard must be run with the same settings"
+    )
+
+
+def test_a_refusal_shows_a_hash_by_its_first_12_digits() -> None:
+    one, two = split(whole(4), 2)
+
+    def suite(sha: str) -> Any:
+        return lambda body: body["suite"].update(sha256=sha)
+
+    one, two = reseal(one, suite("90e84263ac8a" + "0" * 52)), reseal(two, suite("09fcb8d86369" + "1" * 52))
+    assert merge_refusal([("a.json", one), ("b.json", two)]) == (
+        "b.json: suite.sha256: differs from the first shard's: 90e84263ac8a in a.json, 09fcb8d86369 here; every "
+        "shard must be run with the same settings"
+    )
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            lambda b: b["judge"].update(model_requested="judge-2"),
+            "judge.model_requested: differs from the first shard's: 'judge-1' in a.json, 'judge-2' here",
+        ),
+        (
+            lambda b: b["judge"].update(pairwise={"template_version": "pairwise-v1", "template_sha256": "e" * 64}),
+            "judge.pairwise: differs from the first shard's: null in a.json, "
+            '{"template_sha256":"eeeeeeeeeeee","template_version":"pairwise-v1"} here',
+        ),
+        (
+            lambda b: b["run"]["lane"].update(model_requested="model-2"),
+            "run.lane.model_requested: differs from the first shard's: 'model-1' in a.json, 'model-2' here",
+        ),
+    ],
+)
+def test_a_refusal_of_a_mapping_names_the_dotted_field_that_differs(edit: Any, expected: str) -> None:
+    one, two = split(whole(4), 2)
+    refusal = merge_refusal([("a.json", one), ("b.json", reseal(two, edit))])
+    assert refusal is not None and refusal.startswith(f"b.json: {expected}; "), refusal
