@@ -735,9 +735,25 @@ def report_error(exc: DriftproofError) -> int:
     return exc.exit_code
 
 
+def _shard_attached(argv: Sequence[str]) -> list[str]:
+    """``--shard -1/2`` as ``--shard=-1/2``: argparse reads a value starting with ``-`` as a flag and prints its
+    usage; attached, the value reaches ``--shard``'s own one-line refusal.
+
+    >>> _shard_attached(["run", "s.yaml", "--shard", "-1/2", "--quick"])
+    ['run', 's.yaml', '--shard=-1/2', '--quick']
+    """
+    words: list[str] = []
+    for word in argv:
+        if words and words[-1] == "--shard" and word[:1] == "-" and word[1:2].isdigit():
+            words[-1] = f"--shard={word}"
+        else:
+            words.append(word)
+    return words
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run a command; a ``DriftproofError`` becomes one line on stderr and its exit code."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_shard_attached(sys.argv[1:] if argv is None else argv))
     handler: Handler = args.handler
     try:
         return handler(args)

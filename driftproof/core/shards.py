@@ -51,8 +51,18 @@ class ShardSpec:
     count: int
 
 
+def _whole(text: str) -> bool:
+    """A whole number as written: ASCII digits, no sign, space or leading zero (``0`` itself is one).
+
+    >>> _whole("12"), _whole("0"), _whole("01"), _whole(" 1"), _whole("+1"), _whole("²")
+    (True, True, False, False, False, False)
+    """
+    return text.isascii() and text.isdigit() and (text == "0" or not text.startswith("0"))
+
+
 def parse_shard(text: str, most: int) -> ShardSpec:
-    """Read ``INDEX/COUNT``: whole numbers, 1 ≤ INDEX ≤ COUNT ≤ ``most``; a ``ValueError`` says what is wrong.
+    """Read ``INDEX/COUNT``: exactly two whole numbers, 1 ≤ INDEX ≤ COUNT ≤ ``most``; a ``ValueError`` says what
+    is wrong.
 
     >>> parse_shard("2/3", 100)
     ShardSpec(index=2, count=3)
@@ -61,8 +71,8 @@ def parse_shard(text: str, most: int) -> ShardSpec:
     ...
     ValueError: '4/3': INDEX must be from 1 to COUNT (3)
     """
-    index, slash, count = text.strip().partition("/")
-    if not slash or not index.isdigit() or not count.isdigit() or not index.isascii() or not count.isascii():
+    index, slash, count = text.partition("/")
+    if not slash or not _whole(index) or not _whole(count):
         raise ValueError(f"{found(text)} is not INDEX/COUNT; {SHARD_FORM}")
     i, n = int(index), int(count)
     if not 1 <= n <= most:

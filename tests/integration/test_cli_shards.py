@@ -386,3 +386,16 @@ def test_a_merged_receipt_is_refused_saying_to_regrade_each_shard(
         "answers archive stays beside its shard receipt): regrade each shard receipt with its own archive, then "
         "merge the regraded shards (driftproof merge)"
     )
+
+
+@pytest.mark.parametrize("command", ["run", "plan"])
+def test_a_shard_starting_with_a_dash_gets_the_one_line_shard_refusal(
+    suite: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    for argv in (["--shard", "-1/2"], ["--shard=-1/2"]):  # argparse read the spaced form as a flag: a usage block
+        line = refused(capsys, command, str(suite), "--provider", "stub", *argv)
+        assert line == (
+            "driftproof: error: --shard: '-1/2' is not INDEX/COUNT; give INDEX/COUNT, e.g. --shard 1/3 (shard 1 of 3)"
+        )
+    line = refused(capsys, command, str(suite), "--provider", "stub", "--shard", "01/3")
+    assert line.startswith("driftproof: error: --shard: '01/3' is not INDEX/COUNT")
