@@ -304,6 +304,7 @@ def _cmd_stale(args: argparse.Namespace) -> int:
         Path(args.suite) if args.suite else None,
         Path(args.skill) if args.skill else None,
         **_lane_and_count_flags(args),
+        max_tokens=args.max_tokens,
     )
     if args.format == "json":
         print(json.dumps(stale_json(report), indent=2, ensure_ascii=False))
@@ -499,6 +500,9 @@ def _add_stale(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--draws", type=int, help="minimum draws per arm (default: the receipt's)")
     p.add_argument("--max-draws", type=int, help="most draws per arm (default: the receipt's)")
     p.add_argument("--judge-samples", type=int, help="judge samples per answer (default: the receipt's)")
+    p.add_argument(
+        "--max-tokens", type=int, metavar="N", help="output ceiling of each answer, as for run (default: the receipt's)"
+    )
     p.add_argument(
         "--as-reference",
         action=argparse.BooleanOptionalAction,

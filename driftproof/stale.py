@@ -103,6 +103,7 @@ def recorded_flags(receipt: Receipt) -> dict[str, Any]:
         "draws": settings.draws_min,
         "max_draws": settings.draws_max,
         "judge_samples": settings.judge_samples,
+        "max_tokens": _sent_ceiling(run.sampling),
         "as_reference": bool(settings.as_reference),
         # beside the arms (`core.stale_conditions`): as the receipt was drawn, so the same command asks nothing new
         "placebo": receipt.placebo is not None,
@@ -115,6 +116,13 @@ def recorded_flags(receipt: Receipt) -> dict[str, Any]:
         if judge.provider != Provider.STUB:
             recorded["judge_model"] = judge.model_requested
     return {name: value for name, value in recorded.items() if value is not None}
+
+
+def _sent_ceiling(sampling: dict[str, Any]) -> int | None:
+    """The answers' ``max_tokens`` the run sent (``--max-tokens``, recorded in ``run.sampling``); ``None`` when it
+    sent none (a CLI lane, the stub, an older receipt), so run's default is asked about."""
+    value = sampling.get("max_tokens")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def stale_lines(report: StaleReport) -> list[str]:

@@ -232,6 +232,35 @@ def test_an_api_judge_receipt_stands_unchanged(
     assert (code, doc["stands"]) == (0, True), doc
 
 
+def test_max_tokens_left_out_is_the_receipts_and_given_is_asked_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A receipt run with ``--max-tokens 100`` sent that ceiling (``run.sampling.max_tokens``): ``stale`` left
+    without the flag asks about the same 100, so the unchanged receipt stands (it asked about run's default 2048
+    and read every arm as "answering sampling changed", while ``run --reference`` carried the same baselines);
+    ``--max-tokens 200`` asks about another ceiling, a rerun of both arms."""
+    from tests.support.fake_llm_script import json_text_reply
+    from tests.support.fake_llm_server import FakeLLMServer
+
+    (tmp_path / "SKILL.md").write_text("# Skill\nWrite well.\n", encoding="utf-8")
+    suite = _suite(tmp_path)
+    out = tmp_path / "api.json"
+    with FakeLLMServer(lambda _req: json_text_reply({"score": 0.8, "reason": "ok"})) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-" + "test-0123456789abcdefghijklmnop")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        argv = ["--provider", "anthropic", "--draws", "2", "--max-draws", "2", "--judge-samples", "1"]
+        assert main(["run", str(suite), *argv, "--max-tokens", "100", "-o", str(out)]) == 0
+        capsys.readouterr()
+        assert json.loads(out.read_text(encoding="utf-8"))["run"]["sampling"]["max_tokens"] == 100
+        code, doc, _ = stale(capsys, str(out))
+        assert (code, doc["stands"]) == (0, True), doc
+        code, doc, _ = stale(capsys, str(out), "--max-tokens", "200")
+        assert code == 1 and arms(doc) == {"a": ("rerun", "rerun"), "b": ("rerun", "rerun")}
+        assert doc["cases"][0]["baseline"]["reasons"][0].startswith("answering sampling changed: ")
+        assert main(["stale", str(out), "--max-tokens", "0"]) == 2
+        assert capsys.readouterr().err.startswith("driftproof: error: --max-tokens: a whole number of tokens")
+
+
 def _shards(suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> list[Path]:
     """Shards 1/2 and 2/2 of the suite, answers kept: sha256 b 3e23… ranks before a ca97…, so b is in 1, a in 2."""
     paths = [tmp_path / f"s{i}.json" for i in (1, 2)]
