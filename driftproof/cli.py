@@ -25,6 +25,7 @@ from driftproof.errors import DriftproofError, InputError
 from driftproof.safe_text import one_line, printable
 
 if TYPE_CHECKING:
+    from driftproof.core.models import Receipt
     from driftproof.run import RunRequest
 
 Handler = Callable[[argparse.Namespace], int]
@@ -222,23 +223,37 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
         if junit is not None and args.skills is not None:
             raise InputError("--junit: one report per suite; with --skills, run each skill's suite with --junit")
-        return run_skills(args, _run_request)
+        ran = run_skills(args, lambda *given: _with_junit(_run_request(*given), junit))
+        if junit is not None and ran:  # one SUITE with --changed: its report when it ran
+            _write_run_junit(ran[0].receipt, junit)
+        elif junit is not None:
+            print(f"junit: {junit} not written: the suite did not run (not touched by this change)", file=sys.stderr)
+        return 0
     if args.suite is None:
         raise InputError("run: give a SUITE file, or --skills GLOB for every skill of a repository")
     request = _run_request(args, Path(args.suite), Path(args.skill) if args.skill else None, args.output)
-    if junit is not None:  # checked with the receipt, before any call
-        from driftproof.targets import JUNIT, Output
-
-        request = replace(request, also_writes=(Output(junit, "--junit", JUNIT),))
-    outcome = run_suite(request)
+    outcome = run_suite(_with_junit(request, junit))
     if args.quick:
         print_quick(outcome)
     print_run_summary(outcome)
     if junit is not None:
-        from driftproof.junit import write_run_junit
-
-        print(f"junit: {write_run_junit(outcome.receipt, junit)}", file=sys.stderr)  # where diff says it too
+        _write_run_junit(outcome.receipt, junit)
     return 0
+
+
+def _with_junit(request: RunRequest, junit: Path | None) -> RunRequest:
+    """``request`` with ``--junit FILE`` among what it writes, so it is checked with the receipt before any call."""
+    if junit is None:
+        return request
+    from driftproof.targets import JUNIT, Output
+
+    return replace(request, also_writes=(Output(junit, "--junit", JUNIT),))
+
+
+def _write_run_junit(receipt: Receipt, junit: Path) -> None:
+    from driftproof.junit import write_run_junit
+
+    print(f"junit: {write_run_junit(receipt, junit)}", file=sys.stderr)  # where diff says it too
 
 
 def _run_request(args: argparse.Namespace, suite: Path, skill: Path | None, out: str | Path | None) -> RunRequest:

@@ -15,7 +15,7 @@ from pathlib import Path
 from driftproof.changed import SkillSuite, find_skills, git_root, one_skill, select
 from driftproof.core.changed_sentences import skill_runs, skill_skipped, skills_tally
 from driftproof.errors import InputError
-from driftproof.run import RunRequest, run_suite
+from driftproof.run import RunOutcome, RunRequest, run_suite
 from driftproof.safe_text import printable
 from driftproof.suite import load_suite, read_skill
 
@@ -50,8 +50,9 @@ def _skills(args: argparse.Namespace, root: Path) -> list[SkillSuite]:
     return find_skills(args.skills, root)
 
 
-def run_skills(args: argparse.Namespace, make_request: MakeRequest) -> int:
-    """Select, say, check, then run each selected skill; exit 0 (each run's gate is ``driftproof diff``'s)."""
+def run_skills(args: argparse.Namespace, make_request: MakeRequest) -> list[RunOutcome]:
+    """Select, say, check, then run each selected skill; the outcomes of the runs made, in order (the command
+    exits 0: each run's gate is ``driftproof diff``'s)."""
     from driftproof.terminal import print_quick, print_run_summary
 
     root = git_root(Path.cwd()) if args.changed is not None else Path.cwd()
@@ -69,11 +70,13 @@ def run_skills(args: argparse.Namespace, make_request: MakeRequest) -> int:
             out = receipt_in(Path(args.output), skill.files.name, args.quick) if args.output else None
         read_skill(skill.skill, load_suite(skill.suite))  # a bad SKILL.md stops the set before its first call
         requests.append(make_request(args, skill.suite, skill.skill, out))
+    outcomes = []
     for request in requests:
         outcome = run_suite(request)
         if args.quick:
             print_quick(outcome)
         print_run_summary(outcome)
+        outcomes.append(outcome)
     ran = len(requests)
     print(printable(skills_tally(ran, len(chosen) - ran, args.changed)), flush=True)
-    return 0
+    return outcomes

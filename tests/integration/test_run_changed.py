@@ -76,6 +76,22 @@ def test_a_single_suite_with_changed_is_skipped_when_untouched(repo: Path, capsy
     assert not (repo / "a.json").exists()
 
 
+def test_a_single_suite_with_changed_writes_its_junit_when_it_runs_and_says_so_when_not(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--junit`` beside ``--changed`` and one SUITE was dropped without a word: the touched suite now writes its
+    report (one testcase, its one case), and an untouched one says on stderr that no report was written."""
+    argv = ["run", "skills/beta/suite.yaml", "--changed", "main", "--provider", "stub", "--draws", "2"]
+    assert main([*argv, "--max-draws", "2", "--judge-samples", "1", "-o", "b.json", "--junit", "b.xml"]) == 0
+    err = capsys.readouterr().err
+    assert "junit: b.xml" in err.splitlines()
+    assert (repo / "b.xml").read_text(encoding="utf-8").count("<testcase ") == 1
+    assert main(["run", "skills/alpha/suite.yaml", "--changed", "main", *QUICK, "--junit", "a.xml"]) == 0
+    err = capsys.readouterr().err
+    assert "junit: a.xml not written: the suite did not run (not touched by this change)" in err.splitlines()
+    assert not (repo / "a.xml").exists()
+
+
 def refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     code = main(list(argv))
     captured = capsys.readouterr()
