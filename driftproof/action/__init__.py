@@ -48,6 +48,7 @@ from driftproof.core.carry_sentences import TITLE_PROMOTED
 from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
 from driftproof.core.models import Receipt
+from driftproof.core.plan_sentences import TITLE_BUDGET, budget_status_reason
 from driftproof.core.reading import ReceiptReading, read_receipt
 from driftproof.core.sentences import (
     NO_COMMENT_TOKEN,
@@ -259,6 +260,8 @@ def _one(ctx: _Ctx, activity: Activity, client: GitHubClient | None) -> SkillOut
         promoted = _promoted(ctx, request) if store and config.promote else None
         receipt = promoted or _run_suite(ctx, request)
     reading = read_receipt(receipt)
+    if (budget := receipt.run.settings.budget) is not None and budget.stopped_cases:  # seen outside the run's group
+        warning(budget_status_reason(len(receipt.cases), budget), title=TITLE_BUDGET, stream=ctx.out)
     if config.shard not in (None, MERGE):
         return SkillOutcome(_shard_done(ctx, receipt, reading, files), "", None, reading, {})
     result = diff(before, receipt, readings=(read_receipt(before), reading)) if before is not None else None
