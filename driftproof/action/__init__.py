@@ -23,9 +23,9 @@ from typing import TextIO
 
 import httpx
 
-from driftproof.action.activity import Activity, decide_activity
+from driftproof.action.activity import Activity, can_comment, decide_activity
 from driftproof.action.baseline import ensure_safe_directory, read_default_branch_file
-from driftproof.action.config import ActionConfig
+from driftproof.action.config import ActionConfig, CommentInputs
 from driftproof.action.github import Event, GitHubClient
 from driftproof.action.promote import promote, refusal
 from driftproof.action.sentinel import check_event, drift_exit, drift_outputs, file_issue, sentinel_drift, with_drift
@@ -549,17 +549,18 @@ def _error_comment(
     environ: Mapping[str, str], http: httpx.Client, message: str, fix: str, out: TextIO, secrets: tuple[str, ...]
 ) -> None:
     """On a pull request, the sticky comment says the run failed and gives no verdict, so an older comment's
-    verdict is not left standing as if it were this push's. Best effort: a refusal is a warning."""
+    verdict is not left standing as if it were this push's. Only the inputs a comment needs are read
+    (`CommentInputs`): when another input is what failed, the comment still says so. Best effort: a refusal is a
+    warning."""
     try:
-        config = ActionConfig.from_environ(environ)
+        reach = CommentInputs.from_environ(environ)
         event = Event.from_environ(environ)
     except DriftproofError:
-        return  # the inputs themselves are what failed: nothing to comment with
-    activity = decide_activity(event, config.has_model_secret(environ), config.provider)
-    token = config.github_token.get_secret_value()
-    if activity != Activity.PR_COMMENT or not config.comment or not token or event.pr_number is None:
+        return  # whether or where to comment is what failed: nothing to comment with
+    token = reach.github_token.get_secret_value()
+    if not can_comment(event) or not reach.comment or not token or event.pr_number is None:
         return
-    client = GitHubClient(http, config.api_url, token, event.repository or "", redact_values=secrets)
+    client = GitHubClient(http, reach.api_url, token, event.repository or "", redact_values=secrets)
     body = render_error_comment(message, fix)
     try:
         client.upsert_comment(event.pr_number, body)
