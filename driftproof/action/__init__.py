@@ -24,7 +24,7 @@ from typing import TextIO
 import httpx
 
 from driftproof.action.activity import Activity, can_comment, decide_activity
-from driftproof.action.baseline import ensure_safe_directory, read_default_branch_file
+from driftproof.action.baseline import ensure_safe_directory, locate_default_branch_file
 from driftproof.action.config import ActionConfig, CommentInputs
 from driftproof.action.github import Event, GitHubClient
 from driftproof.action.promote import promote, refusal
@@ -73,7 +73,7 @@ from driftproof.core.sentences import (
 from driftproof.core.shard_sentences import shard_job_done
 from driftproof.core.shards import MERGE
 from driftproof.core.stale import BaselineStanding, baseline_standing
-from driftproof.core.stale_sentences import TITLE_BASELINE
+from driftproof.core.stale_sentences import TITLE_BASELINE, first_run_where
 from driftproof.core.words import FailOn, JudgeMode
 from driftproof.credentials import redact
 from driftproof.errors import (
@@ -447,12 +447,13 @@ def _client(ctx: _Ctx, http: httpx.Client) -> GitHubClient | None:
 def _baseline(ctx: _Ctx, branch: str, client: GitHubClient | None) -> Receipt | None:
     """The receipt stored on the default branch; ``None`` on a first run, said so plainly."""
     path = ctx.config.receipt_path
-    raw = read_default_branch_file(ctx.config.workspace, branch, path, client=client)
-    if raw is None:
+    found = locate_default_branch_file(ctx.config.workspace, branch, path, client=client)
+    if found.content is None:  # where it looked and how, so a wrong path or a failed fetch reads as what it is
         plain = first_run_sentence(code(branch, table=False)).replace("`", "")  # the branch as reports show it
-        notice(plain, title=TITLE_FIRST_RUN, stream=ctx.out)
+        where = first_run_where(path, branch, found.git_failure, found.endpoint)
+        notice(redact(printable(f"{plain} {where}"), ctx.secrets), title=TITLE_FIRST_RUN, stream=ctx.out)
         return None
-    return load_receipt_bytes(raw, f"{path} on {branch}", read_restamped_smoke=True)
+    return load_receipt_bytes(found.content, f"{path} on {branch}", read_restamped_smoke=True)
 
 
 def _report(
