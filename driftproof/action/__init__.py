@@ -44,7 +44,7 @@ from driftproof.action.workflow import (
 )
 from driftproof.atomic import write_text
 from driftproof.badge_age import badge_verified, today_utc
-from driftproof.core.carry_sentences import TITLE_PROMOTED
+from driftproof.core.carry_sentences import PROMOTE_ON_PR, TITLE_PROMOTE, TITLE_PROMOTED, promote_unused
 from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
 from driftproof.core.models import Receipt
@@ -205,6 +205,10 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         raise WorkflowError(no_api_key(names), no_api_key_fix(names.split()[0]))
     if config.sentinel:  # a scheduled re-run of the default branch: before any call, refuse it on a PR or a push
         check_event(event)
+    if config.promote and activity != Activity.STORE_RECEIPT:  # the store job's input: never dropped silently
+        if event.is_pull_request:
+            raise InputError(PROMOTE_ON_PR)
+        warning(promote_unused(event.default_branch or "main", event.name, event.ref), title=TITLE_PROMOTE, stream=out)
     for name in ("ANTHROPIC_LOG", "OPENAI_LOG"):
         if environ.get(name, "").strip():
             warning(sdk_logging(name), stream=out)
