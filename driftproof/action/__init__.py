@@ -74,7 +74,7 @@ from driftproof.core.shard_sentences import shard_job_done
 from driftproof.core.shards import MERGE
 from driftproof.core.stale import BaselineStanding, baseline_standing
 from driftproof.core.stale_sentences import TITLE_BASELINE, first_run_where
-from driftproof.core.words import FailOn, JudgeMode
+from driftproof.core.words import SKIPPED, FailOn, JudgeMode
 from driftproof.credentials import redact
 from driftproof.errors import (
     DriftproofError,
@@ -517,7 +517,7 @@ def _skip_fork(ctx: _Ctx) -> int:
     notice(message, title=TITLE_SKIPPED, stream=ctx.out)
     if ctx.config.summary_path is not None:
         append_summary(ctx.config.summary_path, f"### Driftproof · skipped\n\n{message}\n")  # our words only
-    skipped = {"status": "skipped", "regressed": "0", "improved": "0", "lift": "n/a", "lift-per-1k": "n/a"}
+    skipped = {"status": SKIPPED, "regressed": "0", "improved": "0", "lift": "n/a", "lift-per-1k": "n/a"}
     _set_outputs(ctx, skipped)
     return 0
 
