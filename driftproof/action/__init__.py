@@ -31,6 +31,7 @@ from driftproof.action.promote import promote, refusal
 from driftproof.action.sentinel import check_event, drift_exit, drift_outputs, file_issue, sentinel_drift, with_drift
 from driftproof.action.shards import merge_in_workspace, shard_receipt_path
 from driftproof.action.skill_set import SetSteps, SkillOutcome, run_skill_set
+from driftproof.action.wording import in_action_words
 from driftproof.action.workflow import (
     add_mask,
     append_summary,
@@ -83,6 +84,7 @@ from driftproof.errors import (
     LaneError,
     OutputError,
     ReceiptError,
+    RunStopped,
     WorkflowError,
 )
 from driftproof.markdown import band_text, code, md
@@ -144,6 +146,20 @@ _FIXES: tuple[tuple[type[BaseException], str], ...] = (
 )
 """The fix each kind of error names, by its type: what the ``::error::`` line and the job summary say to do."""
 _BUG = "This is a bug in Driftproof, not in your workflow: please report it with the message above."
+_UNREACHED = (
+    "Check the network and the endpoint (input `base-url` or `judge-base-url`, ANTHROPIC_BASE_URL or "
+    "OPENAI_BASE_URL), or give the calls more room (inputs `timeout`, `max-retries`, `max-consecutive-failures`), "
+    "then re-run the job; the receipt on the default branch was not touched."
+)
+"""The fix of a run stopped by calls failing in a row (timeouts, refused connections, 5xx): the key is not it."""
+
+
+def _fix(exc: DriftproofError) -> str:
+    """The fix an error names: by its type (`_FIXES`); a run stopped by failures in a row names the endpoint and the
+    inputs that give calls more room, not the key."""
+    if isinstance(exc, RunStopped) and exc.in_a_row:
+        return _UNREACHED
+    return next((f for t, f in _FIXES if isinstance(exc, t)), _BUG)
 
 
 @dataclass(frozen=True)
@@ -180,8 +196,8 @@ def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.
     try:
         return _run(environ, http, stdout, secrets)
     except DriftproofError as exc:
-        fix = exc.fix if isinstance(exc, WorkflowError) else next((f for t, f in _FIXES if isinstance(exc, t)), _BUG)
-        message = str(exc)
+        fix = exc.fix if isinstance(exc, WorkflowError) else _fix(exc)
+        message = in_action_words(str(exc), Path(environ.get("GITHUB_WORKSPACE") or "."))  # inputs, not flags
     except Exception as exc:  # the Action never ends in a traceback: one ::error:: line and the summary
         if environ.get("RUNNER_DEBUG") == "1":  # the runner's debug logging is on: the trace helps a bug report
             stdout.write(f"::debug::{escape_data(printable(redact(traceback.format_exc(), secrets)))}\n")
@@ -254,6 +270,8 @@ def _one(ctx: _Ctx, activity: Activity, client: GitHubClient | None) -> SkillOut
     store = activity == Activity.STORE_RECEIPT
     if config.junit is not None and config.in_workspace(config.junit).is_dir():  # refused before any model call
         raise InputError(f"input 'junit': {config.junit} is a directory; name a file such as {config.junit}/junit.xml")
+    if config.price_table is not None and not config.in_workspace(config.price_table).is_file():
+        raise InputError(f"input 'price-table': {config.price_table}: no such file in the repository")
     request = _request(
         ctx, files, before, as_reference=store or config.as_reference or config.sentinel, label=labels[0]
     )
@@ -380,6 +398,7 @@ def _request(
         environ=dict(ctx.environ),
         budget=config.budget,
         budget_usd=config.budget_usd,
+        price_table=_path(config, config.price_table) if config.price_table else None,
         placebo=config.placebo,
         judge_mode=config.judge_mode,
         plan_by_case=True,  # the same plan as driftproof plan, before the first call

@@ -94,6 +94,10 @@ class ActionConfig(BaseModel):
     stale_after: int = Field(default=DEFAULTS.stale_after, description="Days after which the badge turns grey.")
     budget: int | None = Field(description="Token budget: no call starts that could pass it; None: no budget.")
     budget_usd: float | None = Field(description="Dollar budget at the price table's prices; None: no budget.")
+    price_table: str | None = Field(
+        default=None,
+        description="A JSON price table, relative to the workspace (--price-table); None: the bundled one.",
+    )
     workspace: Path = Field(description="GITHUB_WORKSPACE, the checked-out repository.")
     api_url: str = Field(description="GITHUB_API_URL, without a trailing slash.")
     server_url: str = Field(description="GITHUB_SERVER_URL, without a trailing slash.")
@@ -150,6 +154,7 @@ class ActionConfig(BaseModel):
             stale_after=_count("stale-after", get("stale-after", str(DEFAULTS.stale_after))),
             budget=_positive_int("budget", b, maximum=LIMITS.tokens) if (b := get("budget")) else DEFAULTS.budget,
             budget_usd=_usd("budget-usd", u) if (u := get("budget-usd")) else DEFAULTS.budget_usd,
+            price_table=_relative_path("price-table", given) if (given := get("price-table")) else None,
             workspace=Path(environ.get("GITHUB_WORKSPACE") or "."),
             api_url=reach.api_url,
             server_url=_url("GITHUB_SERVER_URL", environ.get("GITHUB_SERVER_URL") or "https://github.com"),
