@@ -27,6 +27,7 @@ from driftproof.action.activity import Activity, can_comment, decide_activity
 from driftproof.action.baseline import ensure_safe_directory, locate_default_branch_file
 from driftproof.action.config import ActionConfig, CommentInputs
 from driftproof.action.github import Event, GitHubClient
+from driftproof.action.ownership import hand_over
 from driftproof.action.promote import promote, refusal
 from driftproof.action.sentinel import check_event, drift_exit, drift_outputs, file_issue, sentinel_drift, with_drift
 from driftproof.action.shards import merge_in_workspace, shard_receipt_path
@@ -187,7 +188,13 @@ def main() -> int:
 
 
 def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.stdout) -> int:
-    """One Action run over ``environ``; returns the exit code (0 pass, 1 gate failed, 2 error)."""
+    """One Action run over ``environ``; returns the exit code (0 pass, 1 gate failed, 2 error). What it wrote in
+    the checkout is then the checkout owner's (`hand_over`)."""
+    return _handed_over(environ, _run_and_report(environ, http, stdout))
+
+
+def _run_and_report(environ: Mapping[str, str], http: httpx.Client, stdout: TextIO) -> int:
+    """The run, and on an error its one ``::error::`` line, the summary, the outputs and the comment."""
     secrets = tuple(secret_values(environ))
     for value in secrets:
         add_mask(value, stream=stdout)
@@ -205,6 +212,20 @@ def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.
     code = _fatal(message, fix, stdout, summary, secrets)
     _error_outputs(environ, secrets)
     _error_comment(environ, http, redact(message, secrets), fix, stdout, secrets)
+    return code
+
+
+def _handed_over(environ: Mapping[str, str], code: int) -> int:
+    """``code``, once what the run wrote in the checkout is the checkout owner's (`hand_over`): the paths of
+    ``receipt-path``, ``badge-path`` and ``junit``, and with ``skills`` each skill's folder name."""
+    try:
+        config = ActionConfig.from_environ(environ)
+    except DriftproofError:  # the inputs failed: nothing was written
+        return code
+    outputs = [config.receipt_path, config.badge_path, *([config.junit] if config.junit else [])]
+    if config.skills is not None:  # a set's receipts may sit in a folder named after each skill
+        outputs += [f"{p.parent.name}/x" for p in config.workspace.glob(config.skills) if p.is_file()]
+    hand_over(config.workspace, outputs)
     return code
 
 
