@@ -120,10 +120,10 @@ def budget_line(plan: Plan, budget: Budget) -> str:
     )
     if within:
         return f"budget: {' and '.join(parts)}: the worst case of the run fits"
+    usd = f", {usd_text(worst.usd.high)}" if worst.usd.high is not None else ""  # no dollar figure without prices
     return (
-        f"budget: {' and '.join(parts)}: the worst case of the run ({worst.tokens.high:,} tokens, "
-        f"{usd_text(worst.usd.high)}) does not fit; no call that could pass the budget is started, and a case it "
-        f"stops reads underpowered ({STOPPED_AT_BUDGET})"
+        f"budget: {' and '.join(parts)}: the worst case of the run ({worst.tokens.high:,} tokens{usd}) does not fit; "
+        f"no call that could pass the budget is started, and a case it stops reads underpowered ({STOPPED_AT_BUDGET})"
     )
 
 

@@ -80,3 +80,17 @@ def test_in_a_diff_a_case_the_budget_stopped_reads_underpowered_unless_it_is_a_c
         Status.UNDERPOWERED,
         "stopped at the token budget: 1 of 2 cases (10 tokens); the draws it asked for needed at least 103,410 tokens",
     )
+
+
+def test_the_budget_line_gives_a_dollar_figure_only_when_there_is_one() -> None:
+    """The plan's budget line: the worst case in tokens, and in dollars when both models are priced (never "n/a")."""
+    from driftproof.core.plan import Budget, CaseSizes, PlanSettings, Pricing, plan_suite
+    from driftproof.core.plan_sentences import budget_line
+
+    # one case: prompt 10, judge template 40; 3 draws, 1 judge sample, ceilings 100 and 1024. A with-skill draw:
+    # 10 + 100 + (40 + 100) + 1024 = 1274 (no skill text); a baseline draw the same: 2 arms × 3 × 1274 = 7644
+    plan = plan_suite([CaseSizes("a", 10, 40)], PlanSettings(3, 3, 1, 100, 1024), Pricing())
+    assert budget_line(plan, Budget(tokens=10)) == (
+        "budget: 10 tokens: the worst case of the run (7,644 tokens) does not fit; no call that could pass the "
+        "budget is started, and a case it stops reads underpowered (stopped at the token budget)"
+    )
