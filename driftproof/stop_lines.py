@@ -35,9 +35,10 @@ def stop_message(lane: Lane, role: str, failure: AttemptFailure | None, reason: 
             f"{_where(lane, role)} refused the call: {said}; {hint}. Every later call would fail the same way, "
             "so the run stopped at the first one and wrote no receipt"
         )
+    endpoint = "--judge-base-url" if role == "judge" else "--base-url"
     return (
         f"{streak} calls in a row failed; the last, to {_where(lane, role)}: {reason}. The run stopped and wrote "
-        "no receipt: check the network and the endpoint (--base-url), or raise --max-consecutive-failures"
+        f"no receipt: check the network and the endpoint ({endpoint}), or raise --max-consecutive-failures"
     )
 
 

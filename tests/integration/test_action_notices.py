@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,3 +160,21 @@ def test_a_skill_without_a_suite_is_named_by_its_repository_path(tmp_path: Path,
     message = error_line(job.log).split(" · Fix: ")[0]
     assert message.startswith("skills/gamma/SKILL.md: suite: none beside it (looked for suite.yaml, ")
     assert message.endswith("add one beside it or narrow input 'skills'")
+
+
+def test_judge_calls_failing_in_a_row_name_the_judges_endpoint_input(
+    tmp_path: Path, github: FakeGitHub, fake_llm_server: FakeLLMServer
+) -> None:
+    """The answers come back, every judge call times out: the endpoint to check is the judge's."""
+
+    def reply(request: Any) -> FakeReply:
+        late = "<<<ANSWER" in request.prompt_text
+        return FakeReply(text='{"score": 0.5, "reason": "x"}' if late else "an answer", delay_s=1.0 if late else 0)
+
+    fake_llm_server.responder = reply
+    inputs = {"timeout": "0.2", "max-retries": "0", "max-consecutive-failures": "3", "concurrency": "1"}
+    job = run_job(tmp_path, make_repos(tmp_path, None), github, fake_llm_server, inputs=inputs)
+    message = error_line(job.log).split(" · Fix: ")[0]
+    assert "to the judge (anthropic api at 127.0.0.1:" in message
+    assert message.endswith("check the network and the endpoint (input 'judge-base-url'), or raise input "
+                            "'max-consecutive-failures'")  # fmt: skip
