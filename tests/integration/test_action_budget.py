@@ -77,6 +77,7 @@ def test_a_budget_that_stops_every_draw_reads_underpowered_and_fails_that_gate(
     )
     assert job.summary.startswith(f"### Driftproof · underpowered\n\n{said} (2 cases, with-skill arm")
     assert "no judge sample" not in job.summary and "carried from another receipt" not in job.summary
+    assert job.summary.count(said) == 2  # the short form's lead and the report's first line, not a third time
     assert f"::warning title=Driftproof budget::{said}\n" in job.log  # outside the run's collapsed group
     assert "Driftproof: status underpowered · 0 regressed · 0 improved · lift n/a · exit 1 (fail-on underpowered)" in (
         job.log
@@ -106,4 +107,5 @@ def test_a_budget_that_stops_the_first_run_names_the_budget(
     )
     assert job.summary.startswith("### Driftproof · underpowered\n\n")
     assert said in job.summary and said in job.file("report")
+    assert job.summary.count(said) == 2  # below the first-run lead, and in the report after it
     assert "no judge sample was returned" not in job.summary + job.file("report")
