@@ -35,6 +35,7 @@ from driftproof.core.models import (
 from driftproof.core.models import Lane as LaneRecord
 from driftproof.core.models import Suite as SuiteRecord
 from driftproof.core.placebo import PLACEBO_ARM, placebo_record
+from driftproof.core.plan_sentences import STOPPED_AT_BUDGET
 from driftproof.core.rounds import replaced_flags
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
@@ -93,7 +94,9 @@ def verification(runner: Runner, ctx: RunContext) -> tuple[Verification, str | N
     problems = [*(sample_identity(ctx.judge_model, s) for s in returned), *ctx.canary_identity]
     first = next((p for p in problems if p is not None), None)
     matched = [p is None for p in problems]
-    return verify(ctx.preset, ctx.lane.provider, ctx.judge.provider, matched, first, carried=carried)
+    cases = range(len(runner.results))
+    budget_stopped = bool(cases) and all(runner.stop_reasons.get(ci) == STOPPED_AT_BUDGET for ci in cases)
+    return verify(ctx.preset, ctx.lane.provider, ctx.judge.provider, matched, first, carried, budget_stopped)
 
 
 def _arm(runner: Runner, ci: int, arm: str) -> Arm:

@@ -30,7 +30,7 @@ from driftproof.core.canary_models import Canaries
 from driftproof.core.canary_sentences import judging_line
 from driftproof.core.models import CanaryOverhead, JudgeSample, Price, Usage
 from driftproof.core.seal import sha256_text
-from driftproof.errors import InputError, RunStopped
+from driftproof.errors import InputError
 from driftproof.journal import Journal
 from driftproof.journal_passes import PassesRestored, canary_entry
 from driftproof.judge import judge_request, rubric_hash
@@ -40,7 +40,7 @@ from driftproof.lanes.stub import CANARY_ARM
 from driftproof.native_suite import MAX_CANARIES, CanaryIn
 from driftproof.runner import RunOptions
 from driftproof.safe_text import printable
-from driftproof.stop_lines import stop_message
+from driftproof.stop_lines import stopped
 from driftproof.suite import Canary, Suite, canaries_of
 
 DEFAULT_SET = Path(__file__).with_name("default_canaries.yaml")
@@ -201,4 +201,4 @@ class CanaryJob:
         """A failure every later call would meet too (a wrong key, a missing model) stops the run before a draw."""
         first = got[0] if got else None
         if first is not None and first.failure is not None and first.failure.kind in FATAL:
-            raise RunStopped(stop_message(judge, "judge", first.failure, first.error or "", 1))
+            raise stopped(judge, "judge", first.failure, first.error or "", 1)

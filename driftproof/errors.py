@@ -67,6 +67,12 @@ class RunStopped(LaneError):
     finished draws are kept). Exit status 2.
     """
 
+    def __init__(self, message: str, *, in_a_row: bool = False) -> None:
+        super().__init__(message)
+        self.in_a_row = in_a_row
+        """Stopped by calls failing in a row (timeouts, refused connections, 5xx after their retries), not by a
+        refusal every call would meet (a wrong key, a missing model): the key is then not what to check."""
+
 
 class RunInterrupted(DriftproofError):
     """The run was interrupted; its finished draws are in the journal.

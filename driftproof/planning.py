@@ -206,10 +206,14 @@ def pricing_for(
     at the list price (`Pricing`), which the plan and the budget then count."""
     pricing = Pricing(price_for(models[0], table), price_for(models[1], table), batch=batch)
     if budget is not None and budget.usd is not None:
-        for role, model, price in (("answering model", models[0], pricing.answer), ("judge", models[1], pricing.judge)):
+        roles = (
+            ("answering model", models[0], pricing.answer, "answer with a priced model (--model)"),
+            ("judge", models[1], pricing.judge, "grade with a priced judge (--judge-model)"),
+        )
+        for role, model, price, instead in roles:
             if price is None:
                 raise InputError(
-                    f"--budget-usd: no price for the {role} {model or '(default)'} in the price table; "
-                    "add it with --price-table FILE, or give --budget TOKENS"
+                    f"--budget-usd: no price for the {role} {model or '(default)'} in the price table; add it with "
+                    f"--price-table FILE, {instead}, or give --budget TOKENS"
                 )
     return pricing

@@ -43,13 +43,13 @@ from driftproof.core.placebo_sentences import PLACEBO_NOT_REGRADED
 from driftproof.core.seal import seal_receipt, sha256_text
 from driftproof.core.verification import verify
 from driftproof.core.words import ArmName, DrawStatus, Provider, Surface
-from driftproof.errors import InputError, RunStopped
+from driftproof.errors import InputError
 from driftproof.judge import judge_ids, judge_request, rubric_hash, sample_identity
 from driftproof.lanes.base import FATAL, Generation, Lane
 from driftproof.receipts import load_receipt, write_receipt
 from driftproof.run import check_count
 from driftproof.runner import ARMS, JUDGE_MAX_TOKENS
-from driftproof.stop_lines import stop_message
+from driftproof.stop_lines import stopped
 from driftproof.suite import Suite, SuiteCase, load_suite
 from driftproof.targets import ANSWERS, RECEIPT_OUT, Input, Output, check_outputs, receipt_inputs
 from driftproof.transcripts import archive_beside
@@ -232,7 +232,7 @@ def _grade_all(
                 (gen.failure is not None and gen.failure.kind in FATAL) or in_a_row >= DEFAULTS.max_consecutive_failures
             ):
                 pool.shutdown(wait=True, cancel_futures=True)
-                raise RunStopped(stop_message(judge, "judge", gen.failure, gen.error, in_a_row))
+                raise stopped(judge, "judge", gen.failure, gen.error, in_a_row)
             record = judge_sample(work[i][0], gen)
             results[i].append((record.sample, record.reply))
     return results, tally

@@ -28,6 +28,7 @@ from driftproof.core.diff import DiffResult
 from driftproof.core.models import Receipt
 from driftproof.core.pairwise import pairwise_view
 from driftproof.core.placebo_sentences import PLACEBO_HEADING, PLACEBO_RULE
+from driftproof.core.plan_sentences import budget_status_reason
 from driftproof.core.reading import CALLS, ArmSummary, ReceiptReading
 from driftproof.core.sentences import (
     BAND_SOURCE_LEGEND,
@@ -250,11 +251,14 @@ def render_summary(
         lead = first_run_sentence(code(first_run_branch, table=False))
     else:
         lead = md(view_lead(reading, after.run.preset))
+    record = after.run.settings.budget
+    stopped = budget_status_reason(len(after.cases), record) if record and record.stopped_cases else None
     return (
         environment()
         .get_template("summary.md.j2")
         .render(
             lead=lead,  # already markdown: escaped here, or the first-run sentence with its code span
+            budget=md(stopped) if stopped and md(stopped) not in lead else None,  # said once: the lead may say it
             first_run=result is None and first_run_branch is not None,
             decision=decision,
             outputs=decision.outputs(),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from driftproof.core.carry import carried_summary
+from driftproof.core.carry import carried_summary, own
 from driftproof.core.carry_sentences import baseline_carried
 from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffCase, DiffResult
@@ -174,11 +174,23 @@ def _models(receipt: Receipt) -> str:
     return "reported " + ", ".join(shown)
 
 
+def _spread(counts: Sequence[int]) -> str:
+    """Draws per arm as a report shows them: ``3–7``, or one figure when every arm has the same.
+
+    >>> _spread([3, 7, 3]), _spread([12, 12]), _spread([])
+    ('3–7', '12', '0')
+    """
+    if counts and min(counts) != max(counts):
+        return f"{min(counts)}–{max(counts)}"
+    return str(counts[0] if counts else 0)
+
+
 def receipt_facts(receipt: Receipt) -> dict[str, Any]:
     """What a report shows of one receipt's setup and cost; plain text, escaped by the template."""
     lane, judge, run = receipt.run.lane, receipt.judge, receipt.run
     overhead = receipt.economics.judge_overhead
     draws = [len(a.draws) for c in receipt.cases for a in (c.with_skill, c.baseline)]
+    drawn = [len(own(a.draws)) for c in receipt.cases for a in (c.with_skill, c.baseline)]  # carried ones left out
     template = judge.template_sha256[:12] if judge and judge.template_sha256 else None
     judge_ids = ", ".join(judge.models_reported) if judge and judge.models_reported else None
     judge_name = f"{judge.provider}/{judge.model_requested or 'default'} ({judge.surface})" if judge else "none"
@@ -196,9 +208,12 @@ def receipt_facts(receipt: Receipt) -> dict[str, Any]:
         "verification": str(receipt.verification),
         "preset": run.preset,
         "regrade": regrade_line(receipt.regrade) if receipt.regrade else None,
-        "draws": f"{min(draws)}–{max(draws)}" if draws and min(draws) != max(draws) else str(draws[0] if draws else 0),
+        "draws": _spread(draws),
         "draws_mean": f"{sum(draws) / len(draws):.1f}" if draws else "0",
         "draws_total": sum(draws),
+        "drawn": _spread(drawn),
+        "drawn_mean": f"{sum(drawn) / len(drawn):.1f}" if drawn else "0",
+        "drawn_total": sum(drawn),
         "as_reference": bool(run.settings.as_reference),
         "reference": run.settings.reference_sha256[:12] if run.settings.reference_sha256 else None,
         "samples": receipt.counts.judge_samples_per_draw,

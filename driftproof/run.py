@@ -607,7 +607,8 @@ def _draw(
             journal.close(remove=True)
             raise
         raise RunStopped(
-            f"{exc}; the {kept} finished draws are kept in {journal.path}: fix the cause, then run again with --resume"
+            f"{exc}; the {kept} finished draws are kept in {journal.path}: fix the cause, then run again with --resume",
+            in_a_row=exc.in_a_row,
         ) from None
     finally:
         journal.close()

@@ -50,7 +50,7 @@ from driftproof.lanes.base import FATAL, Generation, GenerationRequest, Lane
 from driftproof.planning import arms_of, ledger_for
 from driftproof.receipt_memory import FieldSets
 from driftproof.resume import ANSWER, DrawCall, Restored, restore
-from driftproof.stop_lines import stop_message
+from driftproof.stop_lines import stopped
 from driftproof.suite import Suite, SuiteCase
 
 ARMS = tuple(arm.value for arm in ArmName)  # ("with_skill", "baseline")
@@ -338,7 +338,7 @@ class Runner:
         limit = self.options.max_consecutive_failures
         fatal = gen.failure is not None and gen.failure.kind in FATAL
         if fatal or (limit and self._failed_in_a_row >= limit):
-            raise RunStopped(stop_message(lane, role, gen.failure, gen.error, self._failed_in_a_row))
+            raise stopped(lane, role, gen.failure, gen.error, self._failed_in_a_row)
 
     # -- the journal -------------------------------------------------------------------------------
     def finished_draws(self) -> int:

@@ -5,6 +5,7 @@ Never a key: the line names the environment variables a key comes from, not thei
 
 from __future__ import annotations
 
+from driftproof.errors import RunStopped
 from driftproof.lanes.base import FATAL, AttemptFailure, FailureKind, Lane, url_host
 
 _HINTS = {
@@ -34,7 +35,15 @@ def stop_message(lane: Lane, role: str, failure: AttemptFailure | None, reason: 
             f"{_where(lane, role)} refused the call: {said}; {hint}. Every later call would fail the same way, "
             "so the run stopped at the first one and wrote no receipt"
         )
+    endpoint = "--judge-base-url" if role == "judge" else "--base-url"
     return (
         f"{streak} calls in a row failed; the last, to {_where(lane, role)}: {reason}. The run stopped and wrote "
-        "no receipt: check the network and the endpoint (--base-url), or raise --max-consecutive-failures"
+        f"no receipt: check the network and the endpoint ({endpoint}), or raise --max-consecutive-failures"
     )
+
+
+def stopped(lane: Lane, role: str, failure: AttemptFailure | None, reason: str, streak: int) -> RunStopped:
+    """The error a stopped run raises, worded by `stop_message`; ``in_a_row`` when failures in a row stopped it,
+    not a refusal every call would meet."""
+    fatal = failure is not None and failure.kind in FATAL
+    return RunStopped(stop_message(lane, role, failure, reason, streak), in_a_row=not fatal)

@@ -24,14 +24,16 @@ from typing import TextIO
 
 import httpx
 
-from driftproof.action.activity import Activity, decide_activity
-from driftproof.action.baseline import ensure_safe_directory, read_default_branch_file
-from driftproof.action.config import ActionConfig
+from driftproof.action.activity import Activity, can_comment, decide_activity
+from driftproof.action.baseline import ensure_safe_directory, locate_default_branch_file
+from driftproof.action.config import ActionConfig, CommentInputs
 from driftproof.action.github import Event, GitHubClient
+from driftproof.action.ownership import hand_over
 from driftproof.action.promote import promote, refusal
 from driftproof.action.sentinel import check_event, drift_exit, drift_outputs, file_issue, sentinel_drift, with_drift
 from driftproof.action.shards import merge_in_workspace, shard_receipt_path
 from driftproof.action.skill_set import SetSteps, SkillOutcome, run_skill_set
+from driftproof.action.wording import in_action_words
 from driftproof.action.workflow import (
     add_mask,
     append_summary,
@@ -45,10 +47,11 @@ from driftproof.action.workflow import (
 )
 from driftproof.atomic import write_text
 from driftproof.badge_age import badge_verified, today_utc
-from driftproof.core.carry_sentences import TITLE_PROMOTED
+from driftproof.core.carry_sentences import PROMOTE_ON_PR, TITLE_PROMOTE, TITLE_PROMOTED, promote_unused
 from driftproof.core.decision import Decision, decide
 from driftproof.core.diff import DiffResult, diff
 from driftproof.core.models import Receipt
+from driftproof.core.plan_sentences import TITLE_BUDGET, budget_status_reason
 from driftproof.core.reading import ReceiptReading, read_receipt
 from driftproof.core.sentences import (
     NO_COMMENT_TOKEN,
@@ -73,8 +76,8 @@ from driftproof.core.sentences import (
 from driftproof.core.shard_sentences import shard_job_done
 from driftproof.core.shards import MERGE
 from driftproof.core.stale import BaselineStanding, baseline_standing
-from driftproof.core.stale_sentences import TITLE_BASELINE
-from driftproof.core.words import FailOn, JudgeMode
+from driftproof.core.stale_sentences import TITLE_BASELINE, first_run_where
+from driftproof.core.words import SKIPPED, FailOn, JudgeMode
 from driftproof.credentials import redact
 from driftproof.errors import (
     DriftproofError,
@@ -83,6 +86,7 @@ from driftproof.errors import (
     LaneError,
     OutputError,
     ReceiptError,
+    RunStopped,
     WorkflowError,
 )
 from driftproof.markdown import band_text, code, md
@@ -157,6 +161,20 @@ _FIXES: tuple[tuple[type[BaseException], str], ...] = (
 )
 """The fix each kind of error names, by its type: what the ``::error::`` line and the job summary say to do."""
 _BUG = "This is a bug in Driftproof, not in your workflow: please report it with the message above."
+_UNREACHED = (
+    "Check the network and the endpoint (input `base-url` or `judge-base-url`, ANTHROPIC_BASE_URL or "
+    "OPENAI_BASE_URL), or give the calls more room (inputs `timeout`, `max-retries`, `max-consecutive-failures`), "
+    "then re-run the job; the receipt on the default branch was not touched."
+)
+"""The fix of a run stopped by calls failing in a row (timeouts, refused connections, 5xx): the key is not it."""
+
+
+def _fix(exc: DriftproofError) -> str:
+    """The fix an error names: by its type (`_FIXES`); a run stopped by failures in a row names the endpoint and the
+    inputs that give calls more room, not the key."""
+    if isinstance(exc, RunStopped) and exc.in_a_row:
+        return _UNREACHED
+    return next((f for t, f in _FIXES if isinstance(exc, t)), _BUG)
 
 
 @dataclass(frozen=True)
@@ -184,7 +202,13 @@ def main() -> int:
 
 
 def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.stdout) -> int:
-    """One Action run over ``environ``; returns the exit code (0 pass, 1 gate failed, 2 error)."""
+    """One Action run over ``environ``; returns the exit code (0 pass, 1 gate failed, 2 error). What it wrote in
+    the checkout is then the checkout owner's (`hand_over`)."""
+    return _handed_over(environ, _run_and_report(environ, http, stdout))
+
+
+def _run_and_report(environ: Mapping[str, str], http: httpx.Client, stdout: TextIO) -> int:
+    """The run, and on an error its one ``::error::`` line, the summary, the outputs and the comment."""
     secrets = tuple(secret_values(environ))
     for value in secrets:
         add_mask(value, stream=stdout)
@@ -193,8 +217,8 @@ def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.
     try:
         return _run(environ, http, stdout, secrets)
     except DriftproofError as exc:
-        fix = exc.fix if isinstance(exc, WorkflowError) else next((f for t, f in _FIXES if isinstance(exc, t)), _BUG)
-        message = str(exc)
+        fix = exc.fix if isinstance(exc, WorkflowError) else _fix(exc)
+        message = in_action_words(str(exc), Path(environ.get("GITHUB_WORKSPACE") or "."))  # inputs, not flags
     except Exception as exc:  # the Action never ends in a traceback: one ::error:: line and the summary
         if environ.get("RUNNER_DEBUG") == "1":  # the runner's debug logging is on: the trace helps a bug report
             stdout.write(f"::debug::{escape_data(printable(redact(traceback.format_exc(), secrets)))}\n")
@@ -202,6 +226,20 @@ def run(environ: Mapping[str, str], *, http: httpx.Client, stdout: TextIO = sys.
     code = _fatal(message, fix, stdout, summary, secrets)
     _error_outputs(environ, secrets)
     _error_comment(environ, http, redact(message, secrets), fix, stdout, secrets)
+    return code
+
+
+def _handed_over(environ: Mapping[str, str], code: int) -> int:
+    """``code``, once what the run wrote in the checkout is the checkout owner's (`hand_over`): the paths of
+    ``receipt-path``, ``badge-path`` and ``junit``, and with ``skills`` each skill's folder name."""
+    try:
+        config = ActionConfig.from_environ(environ)
+    except DriftproofError:  # the inputs failed: nothing was written
+        return code
+    outputs = [config.receipt_path, config.badge_path, *([config.junit] if config.junit else [])]
+    if config.skills is not None:  # a set's receipts may sit in a folder named after each skill
+        outputs += [f"{p.parent.name}/x" for p in config.workspace.glob(config.skills) if p.is_file()]
+    hand_over(config.workspace, outputs)
     return code
 
 
@@ -218,6 +256,10 @@ def _run(environ: Mapping[str, str], http: httpx.Client, out: TextIO, secrets: t
         raise WorkflowError(no_api_key(names), no_api_key_fix(names.split()[0]))
     if config.sentinel:  # a scheduled re-run of the default branch: before any call, refuse it on a PR or a push
         check_event(event)
+    if config.promote and activity != Activity.STORE_RECEIPT:  # the store job's input: never dropped silently
+        if event.is_pull_request:
+            raise InputError(PROMOTE_ON_PR)
+        warning(promote_unused(event.default_branch or "main", event.name, event.ref), title=TITLE_PROMOTE, stream=out)
     for name in ("ANTHROPIC_LOG", "OPENAI_LOG"):
         if environ.get(name, "").strip():
             warning(sdk_logging(name), stream=out)
@@ -261,6 +303,8 @@ def _one(ctx: _Ctx, activity: Activity, client: GitHubClient | None) -> SkillOut
         before = _baseline(ctx, branch, client)
     labels = (branch or "default branch", "this PR" if event.is_pull_request else "this run")
     store = activity == Activity.STORE_RECEIPT
+    if config.price_table is not None and not config.in_workspace(config.price_table).is_file():
+        raise InputError(f"input 'price-table': {config.price_table}: no such file in the repository")
     check_outputs(*_outputs(config, files, promote=store))  # before any call, before anything is written
     request = _request(
         ctx, files, before, as_reference=store or config.as_reference or config.sentinel, label=labels[0]
@@ -272,6 +316,8 @@ def _one(ctx: _Ctx, activity: Activity, client: GitHubClient | None) -> SkillOut
         promoted = _promoted(ctx, request) if store and config.promote else None
         receipt = promoted or _run_suite(ctx, request)
     reading = read_receipt(receipt)
+    if (budget := receipt.run.settings.budget) is not None and budget.stopped_cases:  # seen outside the run's group
+        warning(budget_status_reason(len(receipt.cases), budget), title=TITLE_BUDGET, stream=ctx.out)
     if config.shard not in (None, MERGE):
         return SkillOutcome(_shard_done(ctx, receipt, reading, files), "", None, reading, {})
     result = diff(before, receipt, readings=(read_receipt(before), reading)) if before is not None else None
@@ -367,6 +413,8 @@ def _outputs(config: ActionConfig, files: _Files, *, promote: bool) -> tuple[lis
                 reads.append(Input(named, "the skill file of the run (the suite's skill:)"))
     if promote and config.promote is not None:
         reads.append(Input(config.in_workspace(config.promote), "the receipt to promote (input 'promote')"))
+    if config.price_table is not None:
+        reads.append(Input(config.in_workspace(config.price_table), "the price table of the run (input 'price-table')"))
     return outputs, reads
 
 
@@ -412,6 +460,7 @@ def _request(
         environ=dict(ctx.environ),
         budget=config.budget,
         budget_usd=config.budget_usd,
+        price_table=_path(config, config.price_table) if config.price_table else None,
         placebo=config.placebo,
         judge_mode=config.judge_mode,
         plan_by_case=True,  # the same plan as driftproof plan, before the first call
@@ -483,12 +532,13 @@ def _client(ctx: _Ctx, http: httpx.Client) -> GitHubClient | None:
 def _baseline(ctx: _Ctx, branch: str, client: GitHubClient | None) -> Receipt | None:
     """The receipt stored on the default branch; ``None`` on a first run, said so plainly."""
     path = ctx.config.receipt_path
-    raw = read_default_branch_file(ctx.config.workspace, branch, path, client=client)
-    if raw is None:
+    found = locate_default_branch_file(ctx.config.workspace, branch, path, client=client)
+    if found.content is None:  # where it looked and how, so a wrong path or a failed fetch reads as what it is
         plain = first_run_sentence(code(branch, table=False)).replace("`", "")  # the branch as reports show it
-        notice(plain, title=TITLE_FIRST_RUN, stream=ctx.out)
+        where = first_run_where(path, branch, found.git_failure, found.endpoint)
+        notice(redact(printable(f"{plain} {where}"), ctx.secrets), title=TITLE_FIRST_RUN, stream=ctx.out)
         return None
-    return load_receipt_bytes(raw, f"{path} on {branch}", read_restamped_smoke=True)
+    return load_receipt_bytes(found.content, f"{path} on {branch}", read_restamped_smoke=True)
 
 
 def _report(
@@ -548,7 +598,7 @@ def _skip_fork(ctx: _Ctx) -> int:
     notice(message, title=TITLE_SKIPPED, stream=ctx.out)
     if ctx.config.summary_path is not None:
         append_summary(ctx.config.summary_path, f"### Driftproof · skipped\n\n{message}\n")  # our words only
-    skipped = {"status": "skipped", "regressed": "0", "improved": "0", "lift": "n/a", "lift-per-1k": "n/a"}
+    skipped = {"status": SKIPPED, "regressed": "0", "improved": "0", "lift": "n/a", "lift-per-1k": "n/a"}
     _set_outputs(ctx, skipped)
     return 0
 
@@ -585,17 +635,18 @@ def _error_comment(
     environ: Mapping[str, str], http: httpx.Client, message: str, fix: str, out: TextIO, secrets: tuple[str, ...]
 ) -> None:
     """On a pull request, the sticky comment says the run failed and gives no verdict, so an older comment's
-    verdict is not left standing as if it were this push's. Best effort: a refusal is a warning."""
+    verdict is not left standing as if it were this push's. Only the inputs a comment needs are read
+    (`CommentInputs`): when another input is what failed, the comment still says so. Best effort: a refusal is a
+    warning."""
     try:
-        config = ActionConfig.from_environ(environ)
+        reach = CommentInputs.from_environ(environ)
         event = Event.from_environ(environ)
     except DriftproofError:
-        return  # the inputs themselves are what failed: nothing to comment with
-    activity = decide_activity(event, config.has_model_secret(environ), config.provider)
-    token = config.github_token.get_secret_value()
-    if activity != Activity.PR_COMMENT or not config.comment or not token or event.pr_number is None:
+        return  # whether or where to comment is what failed: nothing to comment with
+    token = reach.github_token.get_secret_value()
+    if not can_comment(event) or not reach.comment or not token or event.pr_number is None:
         return
-    client = GitHubClient(http, config.api_url, token, event.repository or "", redact_values=secrets)
+    client = GitHubClient(http, reach.api_url, token, event.repository or "", redact_values=secrets)
     body = render_error_comment(message, fix)
     try:
         client.upsert_comment(event.pr_number, body)

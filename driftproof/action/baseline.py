@@ -17,7 +17,7 @@ from driftproof.errors import GitHubError
 if TYPE_CHECKING:
     from driftproof.action.github import GitHubClient
 
-__all__ = ["RunGit", "ensure_safe_directory", "read_default_branch_file"]
+__all__ = ["BranchFile", "RunGit", "ensure_safe_directory", "locate_default_branch_file", "read_default_branch_file"]
 
 RunGit = Callable[..., subprocess.CompletedProcess[bytes]]
 """``subprocess.run``-compatible callable; tests may pass a fake."""
@@ -29,6 +29,17 @@ class _GitRead(NamedTuple):
     reason: str
 
 
+class BranchFile(NamedTuple):
+    """A file read from the default branch, and how: what a first run's notice says it looked for."""
+
+    content: bytes | None
+    """The file's bytes; ``None`` when it is not there."""
+    git_failure: str | None = None
+    """Why git could not answer, when the contents API did; ``None`` when git did."""
+    endpoint: str | None = None
+    """The contents API call that answered (``GET /repos/o/r/contents/p?ref=main``), when git could not."""
+
+
 def read_default_branch_file(
     workspace: Path,
     default_branch: str,
@@ -37,10 +48,23 @@ def read_default_branch_file(
     client: GitHubClient | None,
     run_git: RunGit = subprocess.run,
 ) -> bytes | None:
-    """The file at ``path`` on ``origin/<default_branch>``; ``None`` when it is not there.
+    """The file at ``path`` on ``origin/<default_branch>``; ``None`` when it is not there
+    (`locate_default_branch_file`'s content)."""
+    return locate_default_branch_file(workspace, default_branch, path, client=client, run_git=run_git).content
+
+
+def locate_default_branch_file(
+    workspace: Path,
+    default_branch: str,
+    path: str,
+    *,
+    client: GitHubClient | None,
+    run_git: RunGit = subprocess.run,
+) -> BranchFile:
+    """The file at ``path`` on ``origin/<default_branch>``, and how it was read.
 
     git first (``fetch`` the branch, then ``show``), the contents API when git cannot
-    answer. ``None`` means "first run, no receipt stored yet", never "something failed".
+    answer. No content means "first run, no receipt stored yet", never "something failed".
     """
     if not default_branch or default_branch.startswith("-") or ".." in default_branch:
         raise GitHubError(f"default branch name {default_branch!r} is not a usable branch name")
@@ -49,13 +73,14 @@ def read_default_branch_file(
         raise GitHubError(f"{path!r} must be a path relative to the repository root")
     found = _git_read(workspace, default_branch, path, run_git)
     if found.content is not None or found.absent:
-        return found.content
+        return BranchFile(found.content)
     if client is None:
         raise GitHubError(
             f"cannot read {path} from origin/{default_branch}: {found.reason}; "
             "and there is no GitHub API client to fall back on (set github-token)"
         )
-    return client.fetch_file(path, default_branch)
+    endpoint = f"GET {client.file_endpoint(path)}?ref={default_branch}"
+    return BranchFile(client.fetch_file(path, default_branch), found.reason, endpoint)
 
 
 def _git_read(workspace: Path, branch: str, path: str, run_git: RunGit) -> _GitRead:

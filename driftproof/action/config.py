@@ -11,6 +11,7 @@ import math
 import posixpath
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
@@ -21,11 +22,31 @@ from driftproof.core.words import FailOn, JudgeMode, Provider, Word
 from driftproof.credentials import API_CREDENTIALS
 from driftproof.errors import InputError
 
-__all__ = ["ActionConfig"]
+__all__ = ["ActionConfig", "CommentInputs"]
 
 _TRUE = ("true", "yes", "1")
 _FALSE = ("false", "no", "0")
 _DIGITS = re.compile(r"[0-9]+")
+
+
+@dataclass(frozen=True)
+class CommentInputs:
+    """What the sticky comment needs, read apart from every other input: when another input is what failed, the
+    comment can still be updated to say so (`driftproof.action`'s error comment)."""
+
+    comment: bool
+    github_token: SecretStr
+    api_url: str
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> CommentInputs:
+        """``comment``, ``github-token`` (or ``GITHUB_TOKEN``) and ``GITHUB_API_URL``; a bad one raises
+        :class:`InputError`."""
+        return cls(
+            comment=_boolean("comment", _input(environ, "comment") or "true"),
+            github_token=SecretStr(_input(environ, "github-token") or environ.get("GITHUB_TOKEN", "").strip()),
+            api_url=_url("GITHUB_API_URL", environ.get("GITHUB_API_URL") or "https://api.github.com"),
+        )
 
 
 class ActionConfig(BaseModel):
@@ -73,6 +94,10 @@ class ActionConfig(BaseModel):
     stale_after: int = Field(default=DEFAULTS.stale_after, description="Days after which the badge turns grey.")
     budget: int | None = Field(description="Token budget: no call starts that could pass it; None: no budget.")
     budget_usd: float | None = Field(description="Dollar budget at the price table's prices; None: no budget.")
+    price_table: str | None = Field(
+        default=None,
+        description="A JSON price table, relative to the workspace (--price-table); None: the bundled one.",
+    )
     workspace: Path = Field(description="GITHUB_WORKSPACE, the checked-out repository.")
     api_url: str = Field(description="GITHUB_API_URL, without a trailing slash.")
     server_url: str = Field(description="GITHUB_SERVER_URL, without a trailing slash.")
@@ -93,6 +118,7 @@ class ActionConfig(BaseModel):
         if not suite and skills is None:
             raise InputError("input 'suite' is required: set it under 'with:', e.g. suite: evals/suite.yaml")
         judge_provider = get("judge-provider")
+        reach = CommentInputs.from_environ(environ)
         return cls(
             skill=_relative_path("skill", skill) if (skill := get("skill")) else None,
             suite=_relative_path("suite", suite) if suite else "",
@@ -115,12 +141,12 @@ class ActionConfig(BaseModel):
             judge_base_url=_url("input 'judge-base-url'", u) if (u := get("judge-base-url")) else None,
             fail_on=_choice("fail-on", get("fail-on", DEFAULTS.action_fail_on), FailOn),
             judge_mode=_choice("judge-mode", get("judge-mode", DEFAULTS.judge_mode), JudgeMode),
-            comment=_boolean("comment", get("comment", "true")),
+            comment=reach.comment,
             carry_baseline=_boolean("carry-baseline", get("carry-baseline", "true")),
             as_reference=_boolean("as-reference", get("as-reference", "false")),
             placebo=_boolean("placebo", get("placebo", "false")),
             promote=_relative_path("promote", given) if (given := get("promote")) else None,
-            github_token=SecretStr(get("github-token") or environ.get("GITHUB_TOKEN", "").strip()),
+            github_token=reach.github_token,
             badge_path=_relative_path("badge-path", get("badge-path", DEFAULTS.badge_path)),
             junit=_relative_path("junit", given) if (given := get("junit")) else None,
             shard=_shard(s) if (s := get("shard")) else None,
@@ -128,8 +154,9 @@ class ActionConfig(BaseModel):
             stale_after=_count("stale-after", get("stale-after", str(DEFAULTS.stale_after))),
             budget=_positive_int("budget", b, maximum=LIMITS.tokens) if (b := get("budget")) else DEFAULTS.budget,
             budget_usd=_usd("budget-usd", u) if (u := get("budget-usd")) else DEFAULTS.budget_usd,
+            price_table=_relative_path("price-table", given) if (given := get("price-table")) else None,
             workspace=Path(environ.get("GITHUB_WORKSPACE") or "."),
-            api_url=_url("GITHUB_API_URL", environ.get("GITHUB_API_URL") or "https://api.github.com"),
+            api_url=reach.api_url,
             server_url=_url("GITHUB_SERVER_URL", environ.get("GITHUB_SERVER_URL") or "https://github.com"),
             output_path=Path(p) if (p := environ.get("GITHUB_OUTPUT")) else None,
             summary_path=Path(p) if (p := environ.get("GITHUB_STEP_SUMMARY")) else None,

@@ -273,9 +273,13 @@ class GitHubClient:
             yield page
             url, query = response.links.get("next", {}).get("url"), None
 
+    def file_endpoint(self, path: str) -> str:
+        """The contents API's path for ``path`` (``/repos/o/r/contents/...``), as `fetch_file` asks it."""
+        return f"/repos/{self.repository}/contents/{quote(path.lstrip('/'), safe='/')}"
+
     def fetch_file(self, path: str, ref: str) -> bytes | None:
         """A file's bytes at ``ref`` through the contents API; ``None`` when GitHub says 404."""
-        endpoint = f"/repos/{self.repository}/contents/{quote(path.lstrip('/'), safe='/')}"
+        endpoint = self.file_endpoint(path)
         response = self._request("GET", endpoint, params={"ref": ref}, allow_404=True)
         if response.status_code == 404:
             return None

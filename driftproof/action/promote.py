@@ -34,6 +34,8 @@ class Promoted:
 
 def promote(candidate_path: Path, shown: str, request: RunRequest, out: Path, commit: str | None) -> Promoted:
     """Promote the receipt at ``candidate_path`` to ``out`` when it stands for ``request`` (the store run)."""
+    if candidate_path.is_dir():
+        return Promoted(None, carry_sentences.not_promoted(shown, carry_sentences.PROMOTE_DIRECTORY))
     if not candidate_path.is_file():
         return Promoted(None, carry_sentences.not_promoted(shown, carry_sentences.PROMOTE_MISSING))
     try:

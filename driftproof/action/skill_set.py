@@ -27,7 +27,9 @@ from driftproof.atomic import write_text
 from driftproof.changed import SkillSuite, changed_paths, find_skills
 from driftproof.core.changed import select_touched
 from driftproof.core.changed_sentences import (
+    EVERY_SKILL_RUNS_ACTION,
     NO_PREVIOUS_COMMIT,
+    TITLE_SKILLS,
     set_unknown_base,
     skill_not_standing,
     skill_runs,
@@ -149,7 +151,7 @@ def _select(
 ) -> list[_Chosen]:
     """The skills a pull request or the store job's push touches; every skill otherwise, or when the change
     cannot be read (a warning says why)."""
-    every = [_Chosen(s, True, skill_runs(s.files.name, None)) for s in skills]
+    every = [_Chosen(s, True, skill_runs(s.files.name, None, EVERY_SKILL_RUNS_ACTION)) for s in skills]
     branch = event.default_branch or event.base_ref
     push = activity == Activity.STORE_RECEIPT and not event.is_pull_request
     if event.is_pull_request and branch:
@@ -158,12 +160,12 @@ def _select(
         base = partial(_pushed_from, config, event.before)
     else:
         if push:
-            warning(printable(set_unknown_base(NO_PREVIOUS_COMMIT)), stream=out)
+            warning(printable(set_unknown_base(NO_PREVIOUS_COMMIT)), title=TITLE_SKILLS, stream=out)
         return every
     try:
         paths = changed_paths(base(), config.workspace, merge_base=False)
     except InputError as exc:
-        warning(printable(set_unknown_base(str(exc))), stream=out)
+        warning(printable(set_unknown_base(str(exc))), title=TITLE_SKILLS, stream=out)
         return every
     chosen: list[_Chosen] = []
     for skill, selection in zip(skills, select_touched([s.files for s in skills], paths), strict=True):

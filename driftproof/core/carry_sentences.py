@@ -79,6 +79,28 @@ def not_promoted(source: str, why: str) -> str:
 
 
 PROMOTE_MISSING = "the file is not there (no pull request run left a receipt for this commit)"
+PROMOTE_DIRECTORY = "it is a directory, not a receipt file (name the receipt inside it)"
+PROMOTE_ON_PR = (
+    "input 'promote' is for the store job's push to the default branch, not for a pull request: drop it from this "
+    "job (the pull request's job uploads its receipt; the store job promotes it)"
+)
+"""Why ``promote`` on a pull request is refused before any call, as ``sentinel`` is there."""
+
+
+def promote_unused(branch: str, event: str, ref: str | None) -> str:
+    """Why ``promote`` is not used by a run that stores nothing (not a push to the default branch).
+
+    >>> promote_unused("main", "workflow_dispatch", "refs/heads/main")
+    "input 'promote' is not used: it applies to a push to the default branch (main) only, and this run is a \
+workflow_dispatch event on refs/heads/main"
+    """
+    on = f" on {ref}" if ref else ""
+    return (
+        f"input 'promote' is not used: it applies to a push to the default branch ({branch}) only, and this run is "
+        f"a {event} event{on}"
+    )
+
+
 PROMOTE_NOT_A_RUN = "it is not a receipt a run drew (a regrade or an import)"
 PROMOTE_SUITE = "the suite file changed"
 
@@ -94,6 +116,7 @@ def promote_rule(recorded: str | None, today: str) -> str:
 
 TITLE_CARRIED = "Driftproof baseline carried"
 TITLE_PROMOTED = "Driftproof promoted"
+TITLE_PROMOTE = "Driftproof promote"
 
 PAIRWISE_CARRY = (
     "--judge-mode: pairwise judges each draw pair's two answers side by side, and a baseline carried from "

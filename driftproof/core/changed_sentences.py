@@ -9,20 +9,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+TITLE_SKILLS = "Driftproof skills"
+"""The title of the Action's warning that it cannot tell which skills a change touches."""
 NOT_TOUCHED = "not touched by this change"
 SUITE_NAMES = "suite.yaml, suite.yml, suite.json, evals/evals.json or one *.eval.yaml"
 """The suite files looked for beside each SKILL.md, in this order."""
 
 
-def skill_runs(name: str, because: str | None) -> str:
-    """The line before a skill's run: why it runs.
+EVERY_SKILL_RUNS = "every skill runs (no --changed)"
+"""Why a skill runs when the command line gives no ``--changed``."""
+EVERY_SKILL_RUNS_ACTION = "every skill runs (which skills the change touches is unknown)"
+"""Why a skill runs in the Action when the change is not read: not a pull request or a push, or git could not say
+(a warning says why)."""
+
+
+def skill_runs(name: str, because: str | None, every: str = EVERY_SKILL_RUNS) -> str:
+    """The line before a skill's run: why it runs (``every``: the reason when no change selects it).
 
     >>> skill_runs("alpha", "skills/alpha/SKILL.md")
     'driftproof: runs alpha: touched by this change (skills/alpha/SKILL.md)'
     >>> skill_runs("alpha", None)
     'driftproof: runs alpha: every skill runs (no --changed)'
     """
-    why = f"touched by this change ({because})" if because is not None else "every skill runs (no --changed)"
+    why = f"touched by this change ({because})" if because is not None else every
     return f"driftproof: runs {name}: {why}"
 
 

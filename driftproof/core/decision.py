@@ -129,8 +129,14 @@ class Decision:
 
     @property
     def draws_needed(self) -> str:
-        """The ``draws-needed`` output: a number, the sentence, or ``""``."""
+        """What the report's "draws per arm needed" says: a number, the sentence, or ``""``."""
         return self.needed.text
+
+    @property
+    def draws_needed_output(self) -> str:
+        """The ``draws-needed`` output, as action.yml documents it: the number, or ``""`` (the sentence that says
+        why no count is given stays in the report)."""
+        return "" if self.needed.n is None else str(self.needed.n)
 
     def outputs(self) -> dict[str, str]:
         """The step outputs this decision sets (the paths are added by the caller)."""
@@ -140,7 +146,7 @@ class Decision:
             "improved": str(self.improved),
             "lift": signed_or_na(self.lift),
             "lift-per-1k": signed_or_na(self.lift_per_1k),
-            "draws-needed": self.draws_needed,
+            "draws-needed": self.draws_needed_output,
             "baseline-stands": "" if self.baseline_stands is None else str(self.baseline_stands).lower(),
         }
 

@@ -13,17 +13,20 @@ across providers the lifts lead and the raw scores are background, never a ranki
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from driftproof.core.between import DIFF_RULE, compare_between
+from driftproof.core.budget_reading import budget_reason
 from driftproof.core.canaries import anchors_disagree, anchors_text
 from driftproof.core.compare import Comparison
 from driftproof.core.models import Judge, Receipt
 from driftproof.core.reading import (
+    CALLS,
     ArmSummary,
     ReceiptReading,
     StatusReading,
+    at_budget,
     evidence,
     judge_status,
     no_verdict,
@@ -254,6 +257,12 @@ def _thin_reference(status: StatusReading, comparisons: list[Comparison]) -> Sta
     return status
 
 
+def _at_budget_between(comparison: Comparison, stop_reason: str | None) -> Comparison:
+    """AFTER's case the budget stopped reads underpowered, as inside a receipt (`at_budget`), unless R-7 calls it:
+    a separation its draws already show is never hidden by the budget (a gate set to ``regressed`` still fails)."""
+    return comparison if comparison.verdict in CALLS else at_budget(comparison, stop_reason)
+
+
 def diff(
     before: Receipt, after: Receipt, *, readings: tuple[ReceiptReading, ReceiptReading] | None = None
 ) -> DiffResult:
@@ -273,7 +282,9 @@ def diff(
     matched = [c for c in after.cases if c.id in before_cases]
     new = [evidence(c.with_skill) for c in matched]
     ref = [evidence(before_cases[c.id].with_skill) for c in matched]
-    comparisons = [compare_between(n, r) for n, r in zip(new, ref, strict=True)]
+    comparisons = [
+        _at_budget_between(compare_between(n, r), c.stop_reason) for n, r, c in zip(new, ref, matched, strict=True)
+    ]
     cases = tuple(
         DiffCase(
             id=c.id,
@@ -296,6 +307,8 @@ def diff(
         status = StatusReading(Status.NO_VERDICT, line, None)
     else:
         status = _thin_reference(judge_status(comparisons, new, ref), comparisons)
+        if (budget := budget_reason(after, comparisons)) is not None:  # this run's budget left it short
+            status = replace(status, reason=budget)
     r_before, r_after = readings or (read_receipt(before), read_receipt(after))
     src_before = {s for c in cases for s in [c.before.band_source]}
     src_after = {s for c in cases for s in [c.after.band_source]}

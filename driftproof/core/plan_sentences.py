@@ -8,11 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from driftproof.core.models import Price
+from driftproof.core.models import Price, RunBudget
 from driftproof.core.plan import Budget, CasePlan, Plan, Pricing, Range, Spend
 
 #: ``cases[].stop_reason`` of a case the budget stopped (``--budget`` or ``--budget-usd``); it reads underpowered.
 STOPPED_AT_BUDGET = "stopped at the token budget"
+
+#: The title of the Action's warning that the budget stopped cases (outside the collapsed log group of the run).
+TITLE_BUDGET = "Driftproof budget"
+
+#: ``verification_reason`` of a run the budget stopped in every case before a draw of its own returned a judge
+#: sample: nothing was measured to verify, and such a receipt reads ``underpowered``, not ``no_verdict``.
+EVERY_CASE_AT_BUDGET = f"every case {STOPPED_AT_BUDGET} before a draw of this run returned a judge sample"
 
 
 def usd_text(value: float | int | None) -> str:
@@ -113,11 +120,39 @@ def budget_line(plan: Plan, budget: Budget) -> str:
     )
     if within:
         return f"budget: {' and '.join(parts)}: the worst case of the run fits"
+    usd = f", {usd_text(worst.usd.high)}" if worst.usd.high is not None else ""  # no dollar figure without prices
     return (
-        f"budget: {' and '.join(parts)}: the worst case of the run ({worst.tokens.high:,} tokens, "
-        f"{usd_text(worst.usd.high)}) does not fit; no call that could pass the budget is started, and a case it "
-        f"stops reads underpowered ({STOPPED_AT_BUDGET})"
+        f"budget: {' and '.join(parts)}: the worst case of the run ({worst.tokens.high:,} tokens{usd}) does not fit; "
+        f"no call that could pass the budget is started, and a case it stops reads underpowered ({STOPPED_AT_BUDGET})"
     )
+
+
+def _given(tokens: int | None, usd: float | None) -> str:
+    """The budget as given: ``1,000 tokens``, ``$2.00`` or both.
+
+    >>> _given(1000, None), _given(None, 2.0), _given(1000, 2.0)
+    ('1,000 tokens', '$2.00', '1,000 tokens and $2.00')
+    """
+    parts = (f"{tokens:,} tokens" if tokens is not None else "", usd_text(usd) if usd is not None else "")
+    return " and ".join(p for p in parts if p)
+
+
+def budget_status_reason(cases: int, budget: RunBudget) -> str:
+    """The status reason of a receipt whose every underpowered case the budget stopped: how many of its
+    ``cases``, the budget, and the least budget the refused draws needed (``run.settings.budget``).
+
+    >>> record = RunBudget(tokens=10, max_tokens=2048, committed_tokens=0, stopped_cases=2, needed_tokens=103410)
+    >>> budget_status_reason(2, record)
+    'stopped at the token budget: 2 of 2 cases (10 tokens); the draws they asked for needed at least 103,410 tokens'
+    """
+    stopped = budget.stopped_cases
+    needed = ""
+    if budget.needed_tokens is not None:
+        usd = f" ({usd_text(budget.needed_usd)})" if budget.needed_usd is not None else ""
+        they = "it" if stopped == 1 else "they"
+        needed = f"; the draws {they} asked for needed at least {budget.needed_tokens:,} tokens{usd}"
+    given = _given(budget.tokens, budget.usd)
+    return f"{STOPPED_AT_BUDGET}: {stopped} of {cases} case{'' if cases == 1 else 's'} ({given}){needed}"
 
 
 def budget_needed_line(stopped: int, budget: Budget, needed_tokens: int, needed_usd: float | None) -> str:
@@ -126,14 +161,7 @@ def budget_needed_line(stopped: int, budget: Budget, needed_tokens: int, needed_
     >>> budget_needed_line(2, Budget(tokens=1000), 1500, None)
     'budget: 2 cases stopped at the token budget (1,000 tokens); the draws they asked for needed at least 1,500 tokens'
     """
-    given = " and ".join(
-        p
-        for p in (
-            f"{budget.tokens:,} tokens" if budget.tokens is not None else "",
-            usd_text(budget.usd) if budget.usd is not None else "",
-        )
-        if p
-    )
+    given = _given(budget.tokens, budget.usd)
     usd = f" ({usd_text(needed_usd)})" if needed_usd is not None else ""
     return (
         f"budget: {stopped} case{'' if stopped == 1 else 's'} {STOPPED_AT_BUDGET} ({given}); the draws "

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from driftproof.core.bands import mean, sample_sd
+from driftproof.core.budget_reading import budget_reason, stopped_before_a_draw
 from driftproof.core.canaries import drift_mark
 from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.economics import CHARS_PER_TOKEN
@@ -175,7 +176,8 @@ def no_verdict(receipt: Receipt) -> NoVerdict | None:
 
     A preset names a smoke run whatever level it carries; a shard receipt (``run.shard``) holds part of the
     suite; ``aggregates_only`` has no per-run score to band;
-    below ``TESTED`` the receipt's level cannot carry a verdict.
+    below ``TESTED`` the receipt's level cannot carry a verdict, unless the budget stopped every case before a
+    draw of its own returned (`stopped_before_a_draw`): that receipt reads underpowered.
 
     >>> from driftproof.core.models import Run
     >>> made = Receipt.model_construct(run=Run.model_construct(preset=None, shard=None), uncertainty_unavailable=None)
@@ -191,7 +193,7 @@ def no_verdict(receipt: Receipt) -> NoVerdict | None:
         return NoVerdict(why, shard_short(shard.index, shard.count))
     if receipt.uncertainty_unavailable == "aggregates_only":
         return NoVerdict(AGGREGATES_ONLY, AGGREGATES_ONLY_SHORT)
-    if receipt.verification != Verification.TESTED:
+    if receipt.verification != Verification.TESTED and not stopped_before_a_draw(receipt):
         reason = below_tested(receipt.verification, receipt.verification_reason)
         return NoVerdict(reason, below_tested_short(receipt.verification))
     return None
@@ -380,6 +382,8 @@ def read_receipt(receipt: Receipt) -> ReceiptReading:
         status = StatusReading(Status.NO_VERDICT, withheld, None)
     else:
         status = judge_status(comparisons, new, ref)
+        if (budget := budget_reason(receipt, comparisons)) is not None:  # the budget left it short: say so
+            status = replace(status, reason=budget)
     sources = sorted({s for c in cases for s in (c.with_skill.band_source, c.baseline.band_source)})
     return ReceiptReading(
         status=status.status,

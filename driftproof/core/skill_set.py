@@ -4,7 +4,8 @@ Each skill's stored receipt, new receipt and badge live at its own path: ``recei
 with ``{skill}`` replaced by the skill's folder name, or, when they hold no ``{skill}``, with that folder put
 before the file name (``.driftproof/receipt.json`` → ``.driftproof/alpha/receipt.json``). The set's status is
 its worst skill's; ``regressed`` and ``improved`` add up; ``lift`` is the one skill's, or ``n/a`` for several.
-A push that runs no skill (every one kept its stored receipt) takes its status from the kept receipts' own.
+A push that runs no skill (every one kept its stored receipt) takes its status from the kept receipts' own; a
+pull request that runs none reads ``skipped``: nothing was measured.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from driftproof.core.decision import Decision
-from driftproof.core.words import Status
+from driftproof.core.words import SKIPPED, Status
 
 __all__ = ["SKILL_FIELD", "WORST_FIRST", "set_folder", "set_outputs", "skill_path", "worst"]
 
@@ -61,13 +62,14 @@ def worst(statuses: Sequence[Status]) -> Status:
 def set_outputs(decisions: Mapping[str, Decision], kept: Sequence[Status] = ()) -> dict[str, str]:
     """The step outputs of the whole set, from each skill's decision (skill name → decision); when no skill ran,
     the status is the worst of ``kept``, the statuses of the stored receipts a push kept (a store run's status
-    is its receipt's own, so it is what drawing them again would most likely say), else ``passing``."""
+    is its receipt's own, so it is what drawing them again would most likely say), else ``skipped`` (a pull
+    request that touches no skill: nothing measured, never a ``passing``)."""
     if len(decisions) == 1:
         return next(iter(decisions.values())).outputs()
     each = list(decisions.values())
     stands = [d.baseline_stands for d in each if d.baseline_stands is not None]
     return {
-        "status": str(worst([d.status for d in each] or list(kept))),
+        "status": str(worst(statuses)) if (statuses := [d.status for d in each] or list(kept)) else SKIPPED,
         "regressed": str(sum(d.regressed for d in each)),
         "improved": str(sum(d.improved for d in each)),
         "lift": "n/a",

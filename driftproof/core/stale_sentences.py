@@ -1,5 +1,6 @@
 """The sentences of ``driftproof stale``: its headline, and the reasons and advisories of an arm; and the
-Action's line on whether the stored receipt's baseline arms stand for a pull request. Pure.
+Action's lines on the stored receipt: whether its baseline arms stand for a pull request, and where it looked when
+there is none. Pure.
 
 Beside ``driftproof.core.sentences`` (which holds every other sentence and is at its size cap), in the same
 manner: each string written once, as a constant or a small function of parts its caller has already formatted.
@@ -200,3 +201,22 @@ def baseline_stale(
         f"Baseline: {branch}'s receipt ({seal}) no longer stands for {rerun + regrade} of {cases}"
         f" case{'' if cases == 1 else 's'} ({need}: {why})."
     )
+
+
+def first_run_where(path: str, branch: str, git_failure: str | None, endpoint: str | None) -> str:
+    """Where a run that found no stored receipt looked and how it was told (the first-run notice, after
+    `core.sentences.first_run_sentence`): a wrong ``receipt-path``, or git failing and the API answering 404, must
+    not pass for a real first run.
+
+    >>> first_run_where("r.json", "main", None, None)[:72]
+    'Looked for receipt-path r.json on origin/main: git found no such file th'
+    >>> first_run_where("r.json", "main", "git fetch failed: denied", "GET /x")[47:]
+    'git could not read it (git fetch failed: denied), and the contents API (GET /x) answered 404 Not Found. \
+If the job that stores the receipt writes it elsewhere, give both jobs the same receipt-path.'
+    """
+    where = f"Looked for receipt-path {path} on origin/{branch}: "
+    if git_failure is None:
+        how = "git found no such file there."
+    else:
+        how = f"git could not read it ({git_failure}), and the contents API ({endpoint}) answered 404 Not Found."
+    return f"{where}{how} If the job that stores the receipt writes it elsewhere, give both jobs the same receipt-path."

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from driftproof.core.carry_sentences import CARRIED_ONLY
+from driftproof.core.plan_sentences import EVERY_CASE_AT_BUDGET
 from driftproof.core.words import Provider, Verification
 
 
@@ -25,6 +26,7 @@ def verify(
     samples_match: Sequence[bool],
     mismatch: str | None = None,
     carried: int = 0,
+    budget_stopped: bool = False,
 ) -> tuple[Verification, str | None]:
     """The level of a run and why it is not ``TESTED``.
 
@@ -33,10 +35,14 @@ def verify(
     (one timeout must not void a verdict). ``mismatch`` words the first sample that did not match. ``carried``
     counts the returned samples of draws carried from another receipt (`core.carry`): they are not in
     ``samples_match``, since this run's identity check applies to what it drew, and they never make a receipt
-    ``TESTED`` on their own.
+    ``TESTED`` on their own. ``budget_stopped``: the budget stopped every case (``--budget``); when it did so
+    before any sample of this run returned, that is the reason named (`EVERY_CASE_AT_BUDGET`), whatever was
+    carried, and readers read the receipt ``underpowered`` (`core.reading.no_verdict`).
 
     >>> verify(None, "anthropic", "anthropic", [], carried=5)[1]
     'every judge sample was carried from another receipt: a carried arm never makes a receipt TESTED on its own'
+    >>> verify(None, "anthropic", "anthropic", [], carried=5, budget_stopped=True)[1]
+    'every case stopped at the token budget before a draw of this run returned a judge sample'
     """
     if preset is not None:
         return Verification.UNVERIFIED, f"smoke run (preset {preset})"
@@ -46,6 +52,8 @@ def verify(
         return Verification.UNVERIFIED, "stub lane: no model answered"
     if judge_provider == Provider.STUB:
         return Verification.UNVERIFIED, "stub judge: no model judged"
+    if not samples_match and budget_stopped:
+        return Verification.UNVERIFIED, EVERY_CASE_AT_BUDGET
     if not samples_match:
         return Verification.UNVERIFIED, CARRIED_ONLY if carried else "no judge sample was returned"
     if not all(samples_match):

@@ -71,6 +71,11 @@ class Status(StrEnum):
     NO_VERDICT = "no_verdict"
 
 
+SKIPPED = "skipped"
+"""The Action's ``status`` output when nothing was measured, so no status word applies: a fork pull request without
+the provider's key, a monorepo pull request that touches no skill."""
+
+
 class Separation(StrEnum):
     """A case's label in the lift breakdown: its with-skill arm separated from its baseline upward or downward,
     under the floor and the spread rule with the lost-draw protections (R-1 … R-4, R-6)."""

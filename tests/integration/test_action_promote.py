@@ -106,3 +106,55 @@ def test_a_tampered_or_missing_pr_receipt_is_drawn_again(
     assert code == 0, log
     assert f"not promoting {PR_RECEIPT}: " in log and "seal" in log
     assert load_receipt(workspace / RECEIPT).promotion is None
+
+
+def test_promote_on_a_pull_request_is_refused_naming_the_input(tmp_path: Path, workspace: Path) -> None:
+    """promote is the store job's: on a pull request it would be dropped silently, so the run refuses it before
+    any call, as it refuses sentinel there."""
+    step = tmp_path / "step"
+    step.mkdir()
+    env = action_env(step, workspace, "http://127.0.0.1:9", inputs={"provider": "stub", "promote": PR_RECEIPT})
+    out = io.StringIO()
+    with httpx.Client(trust_env=False) as http:
+        code = action.run(env, http=http, stdout=out)
+    assert code == 2
+    [line] = [x for x in out.getvalue().splitlines() if x.startswith("::error")]
+    assert line.startswith(
+        "::error title=Driftproof failed::input 'promote' is for the store job's push to the default branch, not "
+        "for a pull request: drop it from this job"
+    )
+    assert not (workspace / ".driftproof" / "receipt.new.json").exists()  # nothing drawn
+
+
+def test_promote_on_another_push_is_named_as_not_used(tmp_path: Path, workspace: Path) -> None:
+    """A push to a branch that is not the default one stores nothing: promote is not used, and the log says so."""
+    step = tmp_path / "step"
+    step.mkdir()
+    payload = {**push_payload(), "ref": "refs/heads/feature"}
+    env = action_env(
+        step, workspace, "http://127.0.0.1:9", event_name="push", payload=payload,
+        inputs={"provider": "stub", "promote": PR_RECEIPT}, extra={"GITHUB_REF": "refs/heads/feature"},
+    )  # fmt: skip
+    out = io.StringIO()
+    with httpx.Client(trust_env=False) as http:
+        code = action.run(env, http=http, stdout=out)
+    assert code == 0
+    assert (
+        "::warning title=Driftproof promote::input 'promote' is not used: it applies to a push to the default "
+        "branch (main) only, and this run is a push event on refs/heads/feature\n"
+    ) in out.getvalue()
+
+
+def test_promote_naming_a_directory_says_so(tmp_path: Path, workspace: Path) -> None:
+    (workspace / ".driftproof" / "pr").mkdir(parents=True)  # the artifact's folder, not the file in it
+    step = tmp_path / "dir"
+    step.mkdir()
+    env = action_env(
+        step, workspace, "http://127.0.0.1:9", event_name="push", payload=push_payload(),
+        inputs={"provider": "stub", "promote": ".driftproof/pr"},
+    )  # fmt: skip
+    out = io.StringIO()
+    with httpx.Client(trust_env=False) as http:
+        assert action.run(env, http=http, stdout=out) == 0
+    said = "not promoting .driftproof/pr: it is a directory, not a receipt file (name the receipt inside it)"
+    assert f"{said}; drawing the receipt" in out.getvalue()

@@ -149,3 +149,32 @@ def test_touched_skills_run_one_comment_store_as_the_runner_user_then_a_regressi
     assert "## Skill `alpha`" in body and "**Driftproof · regressed** · `subject-line` " in body
     assert "Not run, not touched by this change: `beta`" in body
     assert (pr / ".driftproof" / "skills.report.md").read_text(encoding="utf-8").startswith(body[:60])
+
+
+def test_a_pr_that_touches_no_skill_reads_skipped_not_passing(
+    shared: Path, fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing ran, so nothing was measured: ``status`` is ``skipped`` (action.yml's word for a run that measured
+    nothing), never a ``passing`` a gate could read as a measured one."""
+    root_config = str(trusting(shared / "root-gitconfig"))
+    monkeypatch.setenv("DRIFTPROOF_TEST_GITCONFIG", root_config)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", root_config)
+    upstream = seed_repo(shared)
+    with FakeGitHub(repository=REPOSITORY, token=TOKEN) as github:
+        pr = checkout(upstream, shared / "pr", "pr")
+        (pr / "README.md").write_text("# skills\n", encoding="utf-8")
+        git(pr, "add", "README.md")
+        git(pr, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "readme")
+        code, outputs, log = run_action(
+            shared, pr, github, fake_llm_server, event="pull_request", payload=pr_payload(), inputs=INPUTS
+        )
+        (body,) = marked(github)
+    assert code == 0, log
+    assert fake_llm_server.requests == []
+    assert (outputs["status"], outputs["regressed"], outputs["improved"], outputs["receipt"]) == (
+        "skipped",
+        "0",
+        "0",
+        "",
+    )
+    assert body.startswith("**Driftproof · no skill run** · 2 not touched by this change")

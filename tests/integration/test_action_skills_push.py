@@ -121,7 +121,8 @@ def test_a_push_runs_the_skills_it_touched_and_keeps_the_others(isolated: Path, 
         code, outputs, log, workspace = push(isolated, upstream, github, fake_llm_server, ZEROS)
         assert code == 0, log
         assert (
-            "::warning::cannot tell which skills this change touches (the push names no previous commit: "
+            "::warning title=Driftproof skills::cannot tell which skills this change touches (the push names no "
+            "previous commit: "
             "a new branch or a first push): every skill runs"
         ) in log
         assert outputs["receipt"] == ".driftproof/alpha/receipt.json .driftproof/beta/receipt.json"
@@ -186,8 +187,9 @@ def test_an_untouched_skill_without_a_receipt_runs_and_an_unfetchable_base_runs_
 
         code, outputs, log, _ = push(isolated, upstream, github, fake_llm_server, "1234567" * 5 + "89abc")
     assert code == 0, log
-    assert "::warning::cannot tell which skills this change touches (git fetch failed: " in log
-    assert "driftproof: runs beta: every skill runs (no --changed)" in log
+    assert "::warning title=Driftproof skills::cannot tell which skills this change touches (git fetch failed: " in log
+    assert "driftproof: runs beta: every skill runs (which skills the change touches is unknown)" in log
+    assert "--changed" not in log  # the Action has no such input
     assert outputs["receipt"] == ".driftproof/alpha/receipt.json .driftproof/beta/receipt.json"
 
 

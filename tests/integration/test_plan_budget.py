@@ -132,7 +132,7 @@ def test_plan_prints_per_case_and_total_and_makes_no_call(
         (
             ["--budget-usd", "1", "--provider", "stub", "--model", "unpriced"],
             "--budget-usd: no price for the answering model unpriced in the price table; add it with "
-            "--price-table FILE, or give --budget TOKENS",
+            "--price-table FILE, answer with a priced model (--model), or give --budget TOKENS",
         ),
     ],
 )

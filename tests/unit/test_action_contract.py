@@ -125,3 +125,25 @@ def test_action_yml_defaults_are_the_defaults_the_code_applies() -> None:
         checked.append(name)
     # the inputs whose defaults the code writes once, in core.defaults.DEFAULTS
     assert {"draws", "max-draws", "judge-samples", "concurrency", "max-retries", "fail-on", "provider"} <= set(checked)
+
+
+def test_every_flag_the_action_names_as_an_input_is_both_a_flag_and_an_input() -> None:
+    """`driftproof.action.wording.SHARED_NAMES`: an error's ``--x`` is shown as ``input 'x'`` only when the Action
+    has an input ``x`` and the CLI a flag ``--x``; every input of the same name as a run flag is in it."""
+    import argparse
+
+    from driftproof.action.wording import SHARED_NAMES
+    from driftproof.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    flags = {
+        option.removeprefix("--")
+        for command in sub.choices.values()
+        for action in command._actions
+        for option in action.option_strings
+        if option.startswith("--")
+    }
+    inputs = set(action_yml()["inputs"])
+    assert inputs >= SHARED_NAMES and flags >= SHARED_NAMES
+    assert (inputs & flags) - {"suite", "sentinel", "comment", "promote", "receipt-path"} <= SHARED_NAMES

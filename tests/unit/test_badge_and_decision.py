@@ -122,3 +122,14 @@ def test_draws_needed_is_the_largest_count_or_the_sentence() -> None:
     assert decide(read_receipt(cases), diff(cases, cases)).draws_needed == (
         "More cases, not more draws, are needed to conclude at this effect floor."
     )
+
+
+def test_the_draws_needed_output_is_a_number_or_empty_and_the_sentence_stays_in_the_report() -> None:
+    """action.yml: draws-needed is the draws per arm needed, or empty. A sentence (no draw count reaches the floor,
+    the spread unknown, more cases) is what the report's column says, never the output."""
+    before = r({"a": ([0.75] * 3, BASE), "b": ([0.75] * 3, BASE)})
+    numbers = r({"a": ([0.70, 0.74, 0.78], BASE), "b": ([0.74, 0.75, 0.76], BASE)})
+    assert decide(read_receipt(numbers), diff(before, numbers)).outputs()["draws-needed"] == "65"  # as above
+    wide = r({"a": ([0.60, 0.75, 0.90], BASE), "b": ([0.70, 0.74, 0.78], BASE)})
+    decision = decide(read_receipt(wide), diff(before, wide))
+    assert (decision.outputs()["draws-needed"], decision.draws_needed) == ("", "no draw count reaches the floor")

@@ -110,3 +110,8 @@ def test_one_skill_is_its_own_outputs() -> None:
 )
 def test_worst_status(statuses: list[Status], expected: Status) -> None:
     assert worst(statuses) == expected
+
+
+def test_a_set_that_runs_no_skill_and_keeps_none_reads_skipped() -> None:
+    """A pull request touching no skill: nothing measured, nothing kept, so ``skipped`` (never ``passing``)."""
+    assert set_outputs({})["status"] == "skipped"

@@ -1,0 +1,55 @@
+"""What the Action leaves in the checkout belongs to the checkout's owner (the runner's user), not to root.
+
+The container runs as root over a checkout owned by the runner's user. A later step, as that user, must be able to
+change, delete and add files where the Action wrote: a ``git pull --rebase`` retry of the commit step, a step that
+writes beside the receipt, a self-hosted runner's checkout clean-up.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.action_sim import GOOD, REPOSITORY, SKILL, TOKEN, push_payload, scores, suite_yaml
+from tests.support.fake_github import FakeGitHub
+from tests.support.fake_llm_server import FakeLLMServer
+from tests.support.runner_user import NOBODY, as_nobody, git, needs_setpriv, run_action, trusting
+
+pytestmark = needs_setpriv
+
+
+def test_the_files_and_folders_a_store_job_writes_belong_to_the_checkouts_owner(
+    shared: Path, fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root_config = str(trusting(shared / "root-gitconfig"))
+    monkeypatch.setenv("DRIFTPROOF_TEST_GITCONFIG", root_config)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", root_config)
+    seed = shared / "seed"
+    (seed / "evals").mkdir(parents=True)
+    git(seed, "init", "-q", "-b", "main")
+    (seed / "SKILL.md").write_text(SKILL, encoding="utf-8")
+    (seed / "evals" / "suite.yaml").write_text(suite_yaml(), encoding="utf-8")
+    git(seed, "add", "-A")
+    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "skill and suite")
+    main = shared / "main"
+    git(shared, "clone", "-q", f"file://{seed}", str(main))
+    subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(main)], check=True)  # actions/checkout's owner
+    scores(fake_llm_server, GOOD)
+    inputs = {"github-token": TOKEN, "junit": "reports/junit.xml"}
+    with FakeGitHub(repository=REPOSITORY, token=TOKEN) as github:
+        code, outputs, log = run_action(
+            shared, main, github, fake_llm_server, event="push", payload=push_payload(), inputs=inputs
+        )
+    assert code == 0, log
+
+    written = [".driftproof", "reports", "reports/junit.xml", *(outputs[n] for n in ("receipt", "report", "badge"))]
+    owners = {path: (os.stat(main / path).st_uid, os.stat(main / path).st_gid) for path in written}
+    assert owners == dict.fromkeys(written, (NOBODY, NOBODY))
+    assert os.stat(main / "SKILL.md").st_uid == NOBODY  # what the Action did not write is as it was
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(shared)}
+    script = "echo x >> .driftproof/badge.json; rm .driftproof/receipt.report.md; touch .driftproof/new reports/new"
+    done = as_nobody(main, script, env)
+    assert done.returncode == 0, done.stderr
