@@ -190,6 +190,7 @@ def _config_for(config: ActionConfig, skill: SkillSuite) -> ActionConfig:
             "skill": skill.files.skill,
             "receipt_path": skill_path(config.receipt_path, name),
             "badge_path": skill_path(config.badge_path, name),
+            "junit": skill_path(config.junit, name) if config.junit is not None else None,
         }
     )
 

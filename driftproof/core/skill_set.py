@@ -25,7 +25,7 @@ WORST_FIRST = (Status.REGRESSED, Status.UNDERPOWERED, Status.NO_VERDICT, Status.
 
 
 def skill_path(pattern: str, name: str) -> str:
-    """One skill's path from a ``receipt-path`` or ``badge-path`` input.
+    """One skill's path from a ``receipt-path``, ``badge-path`` or ``junit`` input.
 
     >>> skill_path(".driftproof/{skill}.json", "alpha"), skill_path(".driftproof/receipt.json", "alpha")
     ('.driftproof/alpha.json', '.driftproof/alpha/receipt.json')

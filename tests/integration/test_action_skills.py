@@ -178,3 +178,28 @@ def test_a_pr_that_touches_no_skill_reads_skipped_not_passing(
         "",
     )
     assert body.startswith("**Driftproof · no skill run** · 2 not touched by this change")
+
+
+def test_each_skill_writes_its_own_junit_report(
+    shared: Path, fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``skills``, input ``junit`` is a pattern as ``receipt-path`` is (`core.skill_set.skill_path`): each
+    skill's report goes to its own file (``.driftproof/junit.xml`` → ``.driftproof/<skill>/junit.xml``). Before,
+    every skill wrote the one path, so only the last skill's report was left and the others' were dropped."""
+    root_config = str(trusting(shared / "root-gitconfig"))
+    monkeypatch.setenv("DRIFTPROOF_TEST_GITCONFIG", root_config)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", root_config)
+    upstream = seed_repo(shared)
+    with FakeGitHub(repository=REPOSITORY, token=TOKEN) as github:
+        scores(fake_llm_server, GOOD)
+        main = checkout(upstream, shared / "main")
+        inputs = {**INPUTS, "junit": ".driftproof/junit.xml"}
+        code, _, log = run_action(
+            shared, main, github, fake_llm_server, event="push", payload=push_payload(), inputs=inputs
+        )
+    assert code == 0, log
+    assert not (main / ".driftproof" / "junit.xml").exists()
+    for name in ("alpha", "beta"):
+        report = (main / ".driftproof" / name / "junit.xml").read_text(encoding="utf-8")
+        assert report.count("<testcase ") == len(PROMPTS)  # one per case of that skill's suite
+        assert f'classname="{name}"' in report
