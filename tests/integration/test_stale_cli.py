@@ -199,13 +199,19 @@ def test_as_reference_asks_for_a_deeper_rule_than_an_ordinary_receipt_was_drawn_
     assert doc["cases"][0]["baseline"]["reasons"][0].startswith("stopping rule changed: settle-v2(min=2,max=2,")
 
 
-def test_a_receipt_drawn_as_reference_stands_for_its_own_command(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _reference_receipt(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A stub receipt of the two-case suite drawn ``--as-reference`` (12 draws per arm)."""
     (tmp_path / "SKILL.md").write_text("# Skill\nWrite well.\n", encoding="utf-8")
     out = tmp_path / "ref.json"
     assert main(["run", str(_suite(tmp_path)), *FAST, "--as-reference", "-o", str(out)]) == 0
     capsys.readouterr()
+    return out
+
+
+def test_a_receipt_drawn_as_reference_stands_for_its_own_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _reference_receipt(tmp_path, capsys)
     code, doc, _ = stale(capsys, str(out))  # the recorded --as-reference is asked about again
     assert code == 0 and doc["stands"] is True and doc["advisories"] == []
 
@@ -308,10 +314,7 @@ def test_no_as_reference_asks_about_an_ordinary_run_of_a_reference_receipt(
 ) -> None:
     from driftproof.core import stale_sentences
 
-    (tmp_path / "SKILL.md").write_text("# Skill\nWrite well.\n", encoding="utf-8")
-    out = tmp_path / "ref.json"
-    assert main(["run", str(_suite(tmp_path)), *FAST, "--as-reference", "-o", str(out)]) == 0
-    capsys.readouterr()
+    out = _reference_receipt(tmp_path, capsys)
     code, doc, _ = stale(capsys, str(out), "--no-as-reference", "--draws", "2", "--max-draws", "2")
     # drawn 12 to 12 a side (the reference form of 2 to 2): deeper than an ordinary run's, so it stands, and says so
     assert code == 0 and doc["stands"] is True
