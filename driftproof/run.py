@@ -489,6 +489,7 @@ def _plan(
             **({"reference": reference.sha256} if reference.sha256 else {}),
             **({"carried": [carry.sha256, sorted(carry.draws)]} if carry.draws else {}),
             **budget_fingerprint(options),
+            **({"batch": True} if request.batch else {}),  # its prices, batch ids and attempts: resumed alike
             **({"placebo": GENERATOR} if placebo else {}),
             **({"neighbours": installed} if installed else {}),
         }
@@ -548,7 +549,9 @@ def _draw(
     least = (len(suite.cases) * arms * counts.draws - carried) * (1 + counts.judge_samples)
     progress = make_progress(label, least, stream)
     pairs = PairCollector() if options.judge_mode == JudgeMode.PAIRWISE else None
-    keep = {"on_draw": _on_draw(spool, suite, pairs)} if spool is not None or pairs is not None else {}
+    keep: dict[str, Any] = {"on_draw": _on_draw(spool, suite, pairs)} if spool is not None or pairs is not None else {}
+    if request.batch:  # what a batch run waits on: the batch's id once submitted, its long waits
+        keep["say"] = progress.say
     runner = (BatchRunner if request.batch else Runner)(  # the quick preset shows its answers, a full run none
         suite,
         skill_text,
