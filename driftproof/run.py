@@ -34,6 +34,7 @@ from driftproof.pairwise_pass import PairCollector, run_pairwise
 from driftproof.planning import (
     budget_fingerprint,
     budget_needed,
+    budget_passed,
     check_budget,
     check_max_tokens,
     plan_of,
@@ -571,13 +572,18 @@ def _draw(
         if canaries is not None:  # the judge-anchor canaries first: a judge that cannot be reached stops before a draw
             anchors = canary_sizes(canaries.canaries.canaries, options.judge_samples, options.judge_max_tokens)
             reserve_canaries(runner.ledger, anchors)  # their worst case is committed before their first call
-            progress.add_outside(canaries.run(judge, options, stream, journal, passes).overhead.judge_calls)
+            overhead = canaries.run(judge, options, stream, journal, passes).overhead
+            if runner.ledger is not None:  # the usage the canaries reported, in place of their worst case
+                runner.ledger.settle_canaries(overhead.usage)
+            progress.add_outside(overhead.judge_calls)
         runner.run(journal, resume=request.resume)
         if pairs is not None:
             runner.pairwise = run_pairwise(runner, pairs, stream, journal, passes)
         finished = True
         if (needed := budget_needed(runner)) is not None:  # how much budget the refused draws would have needed
             print(needed, file=stream, flush=True)
+        if (passed := budget_passed(runner)) is not None:  # the provider counted more than the estimates
+            print(passed, file=stream, flush=True)
     except KeyboardInterrupt:  # in the canaries or the pairwise pass (the runner words its own)
         raise RunInterrupted(
             f"interrupted: the calls that came back are kept in {journal.path}; add --resume to finish the run"

@@ -62,6 +62,16 @@ class Spend:
             self.unbatched_output + other.unbatched_output,
         )
 
+    def __sub__(self, other: Spend) -> Spend:
+        return Spend(
+            self.answer_input - other.answer_input,
+            self.answer_output - other.answer_output,
+            self.judge_input - other.judge_input,
+            self.judge_output - other.judge_output,
+            self.unbatched_input - other.unbatched_input,
+            self.unbatched_output - other.unbatched_output,
+        )
+
     def times(self, n: int) -> Spend:
         """``n`` of these.
 
@@ -178,22 +188,36 @@ class PlanSettings:
     """How many judge samples of one draw one judge request can ask for (the judge lane's ``n``)."""
 
 
+def answer_worst(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
+    """The most one answer of ``arm`` can spend: its prompt (and the skill, or the placebo) + ``max_tokens``.
+
+    >>> s = PlanSettings(3, 10, 5, max_tokens=2048, judge_max_tokens=1024, skill=300)
+    >>> answer_worst(CaseSizes("c", prompt=100, judge_template=400), s, "with_skill").tokens  # 100 + 300 + 2048
+    2448
+    """
+    skill = settings.skill if arm != ArmName.BASELINE else 0  # the placebo is as long as the skill
+    return Spend(answer_input=sizes.prompt + skill, answer_output=settings.max_tokens)
+
+
+def sample_worst(sizes: CaseSizes, settings: PlanSettings) -> Spend:
+    """The most one judge sample of a draw can spend: the judge's template + the answer (≤ ``max_tokens``) +
+    ``judge_max_tokens``.
+
+    >>> sample_worst(CaseSizes("c", prompt=100, judge_template=400), PlanSettings(3, 10, 5, 2048, 1024)).tokens
+    3472
+    """
+    return Spend(judge_input=sizes.judge_template + settings.max_tokens, judge_output=settings.judge_max_tokens)
+
+
 def draw_worst(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
-    """The most one draw of ``arm`` can spend: its answer's prompt + ``max_tokens``, and each judge sample's
-    template + the answer (≤ ``max_tokens``) + ``judge_max_tokens``.
+    """The most one draw of ``arm`` can spend: its answer (`answer_worst`) and each of its judge samples
+    (`sample_worst`).
 
     >>> s = PlanSettings(3, 10, 5, max_tokens=2048, judge_max_tokens=1024, skill=300)
     >>> draw_worst(CaseSizes("c", prompt=100, judge_template=400), s, "with_skill").tokens  # 2448 + 5 × 3472
     19808
     """
-    skill = settings.skill if arm != ArmName.BASELINE else 0  # the placebo is as long as the skill
-    samples = settings.judge_samples
-    drawn = Spend(
-        answer_input=sizes.prompt + skill,
-        answer_output=settings.max_tokens,
-        judge_input=samples * (sizes.judge_template + settings.max_tokens),
-        judge_output=samples * settings.judge_max_tokens,
-    )
+    drawn = answer_worst(sizes, settings, arm) + sample_worst(sizes, settings).times(settings.judge_samples)
     # each with-skill draw makes at most one pair: its worst case reserves the pair's two calls
     return drawn + pair_worst(sizes, settings) if arm == ArmName.WITH_SKILL and settings.pairwise else drawn
 
@@ -366,15 +390,25 @@ class Afforded:
 
 
 def afford(
-    budget: Budget, prices: Pricing, committed: Spend, wants: Mapping[str, int], worst: Mapping[str, Spend]
+    budget: Budget,
+    prices: Pricing,
+    committed: Spend,
+    wants: Mapping[str, int],
+    worst: Mapping[str, Spend],
+    settled: Spend | None = None,
 ) -> Afforded:
     """Start the draws a round asks for, arms taking turns, while each draw's worst case still fits the budget;
-    the first that does not fit stops the round (no later draw of it starts either).
+    the first that does not fit stops the round (no later draw of it starts either). ``settled``: what the run
+    has spent by the usage the provider reported for the calls that came back (their worst case where it reported
+    none) and the worst case of the rest; each draw must fit beside it too.
 
     >>> w = {"with_skill": Spend(0, 40), "baseline": Spend(0, 30)}
     >>> a = afford(Budget(tokens=100), Pricing(), Spend(), {"with_skill": 2, "baseline": 2}, w)
     >>> dict(a.take), a.committed.tokens, a.refused.tokens  # 40 + 30 fits, + 40 = 110 does not
     ({'with_skill': 1, 'baseline': 1}, 70, 70)
+    >>> a = afford(Budget(tokens=100), Pricing(), Spend(), {"with_skill": 2, "baseline": 2}, w, Spend(0, 50))
+    >>> dict(a.take), a.refused.tokens  # reported 50 + 40 fits, + 30 = 120 does not
+    ({'with_skill': 1, 'baseline': 0}, 100)
     """
     order = [*ARM_ORDER, *(arm for arm in wants if arm not in ARM_ORDER)]  # a placebo arm takes the third turn
     take = dict.fromkeys(order, 0)
@@ -384,10 +418,36 @@ def afford(
         for arm in order:
             if turn >= wants.get(arm, 0):
                 continue
-            if not stopped and budget.fits(committed + worst[arm], prices):
+            fits = budget.fits(committed + worst[arm], prices)
+            if fits and settled is not None:
+                fits = budget.fits(settled + worst[arm], prices)
+            if not stopped and fits:
                 committed += worst[arm]
+                settled = None if settled is None else settled + worst[arm]
                 take[arm] += 1
             else:
                 stopped = True
                 refused += worst[arm]
     return Afforded(take, committed, refused)
+
+
+def spend_of(usage: Usage | None, role: str) -> Spend | None:
+    """What a call's reported usage weighs in a budget: its input (cache reads and writes included) and output, as
+    an ``answer``, a batchable ``judge`` sample or an ``unbatched`` judge call; ``None`` when it reported neither.
+
+    >>> spend_of(Usage(input_tokens=10, cache_read_tokens=90, output_tokens=5), "answer")
+    Spend(answer_input=100, answer_output=5, judge_input=0, judge_output=0, unbatched_input=0, unbatched_output=0)
+    >>> spend_of(Usage(), "judge") is None
+    True
+    """
+    if usage is None:
+        return None
+    parts = (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens)
+    if usage.output_tokens is None and all(p is None for p in parts):
+        return None
+    tokens_in, tokens_out = sum(p or 0 for p in parts), usage.output_tokens or 0
+    if role == "answer":
+        return Spend(answer_input=tokens_in, answer_output=tokens_out)
+    if role == "judge":
+        return Spend(judge_input=tokens_in, judge_output=tokens_out)
+    return Spend(unbatched_input=tokens_in, unbatched_output=tokens_out)

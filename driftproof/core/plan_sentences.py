@@ -141,6 +141,37 @@ def budget_needed_line(stopped: int, budget: Budget, needed_tokens: int, needed_
     )
 
 
+def _given(budget: Budget) -> str:
+    """The budget as given: its tokens, its dollars, or both.
+
+    >>> _given(Budget(tokens=20_000, usd=0.5))
+    '20,000 tokens and $0.5000'
+    """
+    parts = [
+        f"{budget.tokens:,} tokens" if budget.tokens is not None else "",
+        usd_text(budget.usd) if budget.usd else "",
+    ]
+    return " and ".join(p for p in parts if p)
+
+
+def budget_passed_line(budget: Budget, spent_tokens: int, spent_usd: float | None, estimated: int) -> str:
+    """What a run says when the usage the provider reported took it past its budget: the estimate of a prompt,
+    ceil(chars / 4), is not an upper bound on what a tokenizer counts, and the calls under way when it showed had
+    started on the estimate.
+
+    >>> print(budget_passed_line(Budget(tokens=20_000), 21_536, None, 16_388))
+    budget: past the budget (20,000 tokens): the provider reported 21,536 tokens for the calls made (their worst \
+case by the estimates: 16,388); a prompt's estimate, ceil(chars / 4), is not an upper bound on the tokens a \
+provider counts, and the calls under way had started on it
+    """
+    usd = f", {usd_text(spent_usd)}" if spent_usd is not None and budget.usd is not None else ""
+    return (
+        f"budget: past the budget ({_given(budget)}): the provider reported {spent_tokens:,} tokens{usd} for the "
+        f"calls made (their worst case by the estimates: {estimated:,}); a prompt's estimate, ceil(chars / 4), is "
+        "not an upper bound on the tokens a provider counts, and the calls under way had started on it"
+    )
+
+
 def canaries_over_budget(
     count: int, samples: int, judge_max_tokens: int, budget: Budget, worst: Spend, prices: Pricing
 ) -> str:
