@@ -3,7 +3,10 @@
 Reads the suite and the skill as ``run`` does, checks every flag ``run`` would check before its first call, and
 prints the plan (`driftproof.core.plan_sentences`): per case and in total, the fewest and the most logical calls,
 tokens estimated from the texts and ``--max-tokens``, and a dollar range from the price table (with ``--batch``,
-at the batch price: every rate halved, its source saying so). Builds no lane, so it needs no API key.
+at the batch price: every rate halved, its source saying so). Builds no lane, so it needs no API key; except with
+``--reference``, whose standing baseline arms the run would carry: they are asked as the run asks them, through
+the lanes built as ``driftproof stale`` builds them (no call is made; ``--no-carry-baseline`` plans both arms
+drawn). ``-o`` is checked as the run checks it, and writes nothing; ``--resume`` is refused.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from typing import Any
 from driftproof.batch_runner import check_batch_choice
 from driftproof.canaries import canary_set
 from driftproof.canary_planning import canary_sizes, plan_with_canaries
-from driftproof.carry import refuse_pairwise_carry
+from driftproof.carry import NONE, Carry, carried_counts, refuse_pairwise_carry
 from driftproof.core.defaults import DEFAULTS, judge_provider_for
+from driftproof.core.models import Receipt
 from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan import ARM_ORDER, Budget, Plan, Pricing
 from driftproof.core.plan_sentences import plan_json, plan_lines
@@ -29,9 +33,18 @@ from driftproof.errors import InputError
 from driftproof.lanes.registry import default_model_of, samples_per_request_of
 from driftproof.planning import check_budget, check_max_tokens, plan_of, plan_settings, pricing_for
 from driftproof.receipts import load_receipt
-from driftproof.run import RunRequest, resolve_counts, surface_of
+from driftproof.run import (
+    Counts,
+    RunRequest,
+    carry_of,
+    check_output,
+    check_run_script,
+    make_lanes,
+    resolve_counts,
+    surface_of,
+)
 from driftproof.runner import JUDGE_MAX_TOKENS
-from driftproof.suite import load_suite, read_skill
+from driftproof.suite import Suite, load_suite, read_skill
 
 
 @dataclass(frozen=True)
@@ -42,6 +55,8 @@ class PlanReport:
     pricing: Pricing
     models: tuple[str | None, str | None]
     budget: Budget | None
+    lines: tuple[str, ...] = ()
+    """What the run would say before its plan (the baseline it carries), printed first in text form."""
 
 
 def judge_model_of(request: RunRequest) -> str | None:
@@ -60,10 +75,13 @@ def lanes_of(request: RunRequest) -> tuple[tuple[str, str, str], ...]:
     return (("answering model", request.provider, surface_of(request)), ("judge", judge_provider, judge_surface))
 
 
-def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> PlanReport:
-    """The plan of ``request``, refusing what ``run`` would refuse of its counts, suite, skill, judge, ``--batch``,
-    reference, prices and budget; ``carried``: by arm, draws per case the run carries rather than draws."""
+def plan_for(request: RunRequest) -> PlanReport:
+    """The plan of ``request``, refusing what ``run`` would refuse of its counts, suite, skill, script, judge,
+    ``--batch``, reference, prices and budget. With a reference to carry from, the baseline arms a run would carry
+    are asked as the run asks (`driftproof.run.carry_of`, through the lanes built as ``driftproof stale`` builds
+    them: no call) and counted per case as the run counts them."""
     counts = resolve_counts(request)
+    check_run_script(request)
     refuse_pairwise_carry(request.judge_mode, request.carry_baseline, request.reference)
     budget = check_budget(request.budget, request.budget_usd)
     max_tokens = check_max_tokens(request.max_tokens)
@@ -76,10 +94,12 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
         raise InputError(f"--judge-model is required with --judge-provider {request.judge_provider}")
     if request.batch:
         check_batch_choice(lanes_of(request))
+    carry = NONE
     if isinstance(request.reference, Path):
         receipt = load_receipt(request.reference, read_restamped_smoke=True)
         if (why := not_regradable(receipt)) is not None:
             raise InputError(f"{request.reference}: {why}; a plan draws against a receipt of Driftproof's own runs")
+        carry = _carry(request, receipt, suite, skill_text, counts)
     models = (request.model or default_model_of(request.provider, surface_of(request)), judge_model)
     pricing = pricing_for(models, request.price_table, budget, batch=request.batch)
     (_, provider, surface), (_, judge_provider, judge_surface) = lanes_of(request)  # as the run builds them
@@ -89,24 +109,47 @@ def plan_for(request: RunRequest, carried: Mapping[str, int] | None = None) -> P
     settings = plan_settings(counts.stopping_rule(), counts.judge_samples, ceilings, skill_text, per_request=grouped)
     arms = (*ARM_ORDER, PLACEBO_ARM) if request.placebo else ARM_ORDER  # a placebo arm is as long as the skill
     pairwise = request.judge_mode == JudgeMode.PAIRWISE
-    settings = replace(settings, carried=dict(carried or {}), arms=arms, pairwise=pairwise)
+    settings = replace(settings, carried_cases=carried_counts(carry), arms=arms, pairwise=pairwise)
     anchors = canary_set(suite, request.canaries, default=request.default_canaries)
     sizes = canary_sizes(anchors.canaries if anchors else None, counts.judge_samples, JUDGE_MAX_TOKENS)
     plan = plan_with_canaries(plan_of(suite.cases, settings, pricing), sizes, pricing, budget)
-    return PlanReport(plan, pricing, models, budget)
+    return PlanReport(plan, pricing, models, budget, carry.lines)
+
+
+def _carry(request: RunRequest, source: Receipt, suite: Suite, skill_text: str, counts: Counts) -> Carry:
+    """What a run of ``request`` would carry from ``source``, asked as the run asks it; the lanes are built to
+    ask it (a key is needed, as for ``driftproof stale``), closed before the plan is printed, and call nothing."""
+    if not request.carry_baseline:
+        return NONE
+    lanes = make_lanes(request)
+    try:
+        return carry_of(request, source, suite, skill_text, lanes, counts)
+    finally:
+        lanes[0].close()
+        lanes[1].close()
 
 
 def plan_request(
     args: argparse.Namespace, lane_flags: Mapping[str, Any], budget_flags: Mapping[str, Any]
 ) -> PlanReport:
-    """The plan of ``driftproof plan``'s flags (``run``'s flags)."""
+    """The plan of ``driftproof plan``'s flags (``run``'s flags): ``-o`` is checked as the run checks it (the plan
+    writes nothing), ``--resume``, whose remaining calls a plan cannot know, is refused."""
+    if args.resume:
+        raise InputError(
+            "--resume: driftproof plan reads no journal, so it cannot say what an interrupted run has left; "
+            "drop --resume to print the whole run's plan"
+        )
+    if args.output:
+        check_output(Path(args.output))  # as the run refuses it before any call; the plan writes nothing
     request = RunRequest(
         suite=Path(args.suite),
         skill=Path(args.skill) if args.skill else None,
         **lane_flags,
+        script=Path(args.script) if args.script else None,
         quick=args.quick,
         price_table=Path(args.price_table) if args.price_table else None,
         reference=Path(args.reference) if args.reference else None,
+        carry_baseline=args.carry_baseline,
         judge_mode=args.judge_mode,
         canaries=args.canaries,
         default_canaries=args.default_canaries,
@@ -121,4 +164,5 @@ def plan_text(report: PlanReport, form: str) -> str:
     if form == "json":
         doc = plan_json(report.plan, report.pricing, report.models, report.budget)
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    return "\n".join(plan_lines(report.plan, report.pricing, report.models, report.budget, by_case=True)) + "\n"
+    lines = plan_lines(report.plan, report.pricing, report.models, report.budget, by_case=True)
+    return "\n".join((*report.lines, *lines)) + "\n"

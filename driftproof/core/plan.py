@@ -178,6 +178,9 @@ class PlanSettings:
     """The skill's token estimate, sent with every with-skill answer."""
     carried: Mapping[str, int] = field(default_factory=dict)
     """By arm, draws per case carried from elsewhere (not drawn, so not called for)."""
+    carried_cases: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    """By case id, by arm, the draws that case carries, in place of ``carried`` for each case it names (a run that
+    carries a standing baseline: each case carries its reference arm's draws, or none)."""
     arms: tuple[str, ...] = ARM_ORDER
     """The arms each case draws: with ``--placebo`` the third, ``placebo``, which sends the skill's size too."""
     pairwise: bool = False
@@ -295,19 +298,30 @@ class Plan:
     """How many canaries ``canaries`` judges (each ``settings.judge_samples`` times)."""
 
 
-def arm_draws(settings: PlanSettings, arm: str) -> Range:
-    """Draws a case's arm makes: the rule's bounds less what is carried, never below 0.
+def carried_draws(settings: PlanSettings, arm: str, case: str | None = None) -> int:
+    """The draws case ``case``'s ``arm`` carries (`PlanSettings.carried_cases`, else `PlanSettings.carried`).
+
+    >>> s = PlanSettings(3, 10, 5, 2048, 1024, carried_cases={"a": {"baseline": 4}})
+    >>> carried_draws(s, "baseline", "a"), carried_draws(s, "baseline", "b")
+    (4, 0)
+    """
+    named = settings.carried_cases.get(case) if case is not None else None
+    return (named if named is not None else settings.carried).get(arm, 0)
+
+
+def arm_draws(settings: PlanSettings, arm: str, case: str | None = None) -> Range:
+    """Draws case ``case``'s arm makes: the rule's bounds less what it carries, never below 0.
 
     >>> arm_draws(PlanSettings(3, 10, 5, 2048, 1024, carried={"baseline": 4}), "baseline")
     Range(low=0, high=6)
     """
-    carried = settings.carried.get(arm, 0)
+    carried = carried_draws(settings, arm, case)
     return Range(max(0, settings.min_draws - carried), max(0, settings.max_draws - carried))
 
 
 def plan_case(sizes: CaseSizes, settings: PlanSettings, prices: Pricing) -> CasePlan:
     """One case's plan: per arm, the fewest draws at their floor to the most draws at their worst case."""
-    draws = {arm: arm_draws(settings, arm) for arm in settings.arms}
+    draws = {arm: arm_draws(settings, arm, sizes.id) for arm in settings.arms}
     per_draw = 1 + settings.judge_samples
     low = sum((draw_floor(sizes, settings, a, int(draws[a].low or 0)) for a in settings.arms), Spend())
     high = sum((draw_worst(sizes, settings, a).times(int(draws[a].high or 0)) for a in settings.arms), Spend())

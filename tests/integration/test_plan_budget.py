@@ -111,7 +111,7 @@ def test_plan_prints_per_case_and_total_and_makes_no_call(
     assert main(["plan", str(suite), "--judge-samples", "1", "--max-tokens", "100", "--draws", "3",
                  "--max-draws", "3", "--model", "claude-sonnet-4-6"]) == 0  # fmt: skip
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "plan: 1 case × 2 arms × 3 draws × (1 answer + 1 judge samples): at least 12, at most 12 calls"
+    assert out[0] == "plan: 1 case × 2 arms × 3 draws × (1 answer + 1 judge sample): at least 12, at most 12 calls"
     # floor: 3 × ((110 + T) + (10 + T)); worst 3w + 3b
     low = 3 * (110 + template + 10 + template)
     assert out[1].startswith(f"  a: 12 calls · ~{low:,} to {3 * w + 3 * b:,} tokens · $")
@@ -249,3 +249,32 @@ def test_plan_with_batch_refuses_a_cli_surface_without_building_its_lane(
         "driftproof: error: --batch: the answering model goes through anthropic/cli, which has no batch API; "
         "--batch needs the anthropic or openai API lane\n"
     )
+
+
+@pytest.mark.parametrize("command", ["plan", "run"])
+def test_a_missing_script_is_refused_alike_by_plan_and_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """Issue 14 (probe #9): `plan --script nothere.yaml` planned and exited 0, where run refuses it."""
+    suite = make_suite(tmp_path)
+    missing = tmp_path / "nothere.yaml"
+    assert main([command, str(suite), "--provider", "stub", "--script", str(missing)]) == 2
+    assert capsys.readouterr().err == (
+        f"driftproof: error: {missing}: cannot read the stub script (No such file or directory)\n"
+    )
+
+
+def test_plan_refuses_resume_and_checks_the_receipt_path_as_run_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = make_suite(tmp_path)
+    assert main(["plan", str(suite), "--provider", "stub", "--resume"]) == 2
+    assert capsys.readouterr().err == (
+        "driftproof: error: --resume: driftproof plan reads no journal, so it cannot say what an interrupted run has "
+        "left; drop --resume to print the whole run's plan\n"
+    )
+    for command in ("plan", "run"):  # -o a directory: refused before any call by both; the plan writes nothing
+        assert main([command, str(suite), "--provider", "stub", "-o", str(tmp_path)]) == 2
+        assert capsys.readouterr().err.startswith(f"driftproof: error: {tmp_path}: is a directory")
+    assert main(["plan", str(suite), "--provider", "stub", "-o", str(tmp_path / "r.json")]) == 0
+    assert not (tmp_path / "r.json").exists()
