@@ -175,7 +175,7 @@ def test_view_says_the_baseline_was_carried_and_the_drawn_count_is_every_baselin
     err = capsys.readouterr().out
     seal = load_receipt(main_receipt).seal.sha256
     # a's 3 baseline draws reused; b's baseline drawn: 3 draws
-    assert f"for 1 of 2 cases: 3 draws reused, 3 drawn" in err
+    assert "for 1 of 2 cases: 3 draws reused, 3 drawn" in err
     assert main(["view", pr]) == 0
     assert f"baseline carried from its reference ({seal[:12]}) for 1 of 2 cases: 3 draws reused, 3 drawn" in (
         capsys.readouterr().out
