@@ -21,6 +21,7 @@ from driftproof.core.canaries import anchors_disagree, anchors_text
 from driftproof.core.compare import Comparison
 from driftproof.core.models import Judge, Receipt
 from driftproof.core.reading import (
+    budget_reason,
     ArmSummary,
     ReceiptReading,
     StatusReading,
@@ -273,7 +274,10 @@ def diff(
     matched = [c for c in after.cases if c.id in before_cases]
     new = [evidence(c.with_skill) for c in matched]
     ref = [evidence(before_cases[c.id].with_skill) for c in matched]
-    comparisons = [compare_between(n, r) for n, r in zip(new, ref, strict=True)]
+    comparisons = [
+        budget_reason(compare_between(n, r), before_cases[c.id].stop_reason, c.stop_reason)
+        for c, n, r in zip(matched, new, ref, strict=True)
+    ]
     cases = tuple(
         DiffCase(
             id=c.id,

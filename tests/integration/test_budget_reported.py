@@ -5,10 +5,13 @@ receipt's budget record shows it; figures by hand, on the loopback server."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
+import pytest
 import yaml
 
+from driftproof.cli import main
 from driftproof.core.economics import estimate_tokens
 from driftproof.judge import judge_prompt
 from driftproof.run import RunRequest, run_suite
@@ -63,3 +66,60 @@ def test_a_provider_counting_more_than_the_estimate_is_said_and_recorded(tmp_pat
         f"(their worst case by the estimates: {budget:,}); a prompt's estimate, ceil(chars / 4), is not an upper "
         "bound on the tokens a provider counts, and the calls under way had started on it"
     ) in log.getvalue().splitlines()
+
+
+def scored(req: RecordedRequest) -> FakeReply:
+    """With the skill (its text in the system prompt) 'feat: …', scored 0.9; without it 'plain …', scored 0.4."""
+    if "<<<ANSWER" in req.prompt_text:
+        score = 0.9 if "feat:" in req.prompt_text.split("<<<ANSWER", 1)[1] else 0.4
+        return json_text_reply({"score": score, "reason": "ok"}, model=JUDGE)
+    return FakeReply(text="feat: add it" if "sss" in req.system_text else "plain: add it")
+
+
+def one_case(tmp_path: Path) -> tuple[Path, int, int]:
+    """A one-case suite (a 10-token prompt, a 100-token skill) and the worst case of a with-skill and a baseline
+    draw with --max-tokens 100 and 1 judge sample."""
+    (tmp_path / "SKILL.md").write_text("s" * 400, encoding="utf-8")
+    suite = tmp_path / "suite.yaml"
+    case = {"id": "a", "prompt": "p" * 40, "rubric": "Good."}
+    suite.write_text(yaml.safe_dump({"name": "b", "skill": "SKILL.md", "cases": [case]}), encoding="utf-8")
+    template = estimate_tokens(judge_prompt(load_suite(suite).cases[0], ""))
+    return suite, 210 + template + 1_124, 110 + template + 1_124
+
+
+def test_a_case_the_budget_stopped_says_so_in_the_headline_view_and_junit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14 (probe #5): a budget-stopped case with 2 draws an arm read "spread unknown: an arm has one draw"."""
+    suite, w, b = one_case(tmp_path)
+    out, junit = tmp_path / "r.json", tmp_path / "j.xml"
+    with FakeLLMServer(scored) as server:
+        for name, value in env_for(server).items():
+            monkeypatch.setenv(name, value)
+        # 3 draws an arm asked for; the budget fits 2 + 2 (draws start in turn: with, baseline, with, baseline)
+        flags = ["--model", "claude-sonnet-4-6", "--judge-model", JUDGE, "--draws", "3", "--max-draws", "3"]
+        more = ["--judge-samples", "1", "--max-tokens", "100", "--budget", str(2 * w + 2 * b)]
+        assert main(["run", str(suite), *flags, *more, "-o", str(out), "--junit", str(junit)]) == 0
+    said = capsys.readouterr().out
+    # both arms measured 2 draws (0.9, 0.9 against 0.4, 0.4: they separate), and the budget stopped the case
+    assert "1 underpowered (stopped at the token budget)" in said and "spread unknown" not in said
+    assert main(["view", str(out)]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| `a` |"))
+    assert "| underpowered |" in row and "| stopped at the token budget |" in row
+    assert 'message="case a underpowered: stopped at the token budget"' in junit.read_text(encoding="utf-8")
+    assert main(["view", str(out), "--format", "json"]) == 0
+    case = json.loads(capsys.readouterr().out)["cases"][0]
+    assert (case["verdict"], case["draws_needed_reason"]) == ("underpowered", "stopped at the token budget")
+    # a diff against a run the budget stopped at one draw an arm (w + b: a with-skill draw, then a baseline one):
+    # one with-skill draw never separates (R-1), and the reason is the budget's, not "an arm has one draw"
+    thin, diff_junit = tmp_path / "thin.json", tmp_path / "d.xml"
+    with FakeLLMServer(scored) as server:
+        for name, value in env_for(server).items():
+            monkeypatch.setenv(name, value)
+        more[-1] = str(w + b)
+        assert main(["run", str(suite), *flags, *more, "-o", str(thin)]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(out), str(thin), "--junit", str(diff_junit)]) == 0
+    report = capsys.readouterr().out
+    assert "| `a` | 0.90 ± 0.00 (2/2) | 0.90 sd unknown (1/1) | stopped at the token budget |" in report
+    assert "stopped at the token budget" in diff_junit.read_text(encoding="utf-8")
