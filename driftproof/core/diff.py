@@ -21,10 +21,10 @@ from driftproof.core.canaries import anchors_disagree, anchors_text
 from driftproof.core.compare import Comparison
 from driftproof.core.models import Judge, Receipt
 from driftproof.core.reading import (
-    budget_reason,
     ArmSummary,
     ReceiptReading,
     StatusReading,
+    budget_reason,
     evidence,
     judge_status,
     no_verdict,
