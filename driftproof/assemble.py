@@ -93,7 +93,8 @@ def verification(runner: Runner, ctx: RunContext) -> tuple[Verification, str | N
     problems = [*(sample_identity(ctx.judge_model, s) for s in returned), *ctx.canary_identity]
     first = next((p for p in problems if p is not None), None)
     matched = [p is None for p in problems]
-    return verify(ctx.preset, ctx.lane.provider, ctx.judge.provider, matched, first, carried=carried)
+    drawn = len(returned)  # the canaries' samples alone never make a receipt TESTED
+    return verify(ctx.preset, ctx.lane.provider, ctx.judge.provider, matched, first, carried=carried, drawn=drawn)
 
 
 def _arm(runner: Runner, ci: int, arm: str) -> Arm:

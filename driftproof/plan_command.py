@@ -112,7 +112,7 @@ def plan_for(request: RunRequest) -> PlanReport:
     settings = replace(settings, carried_cases=carried_counts(carry), arms=arms, pairwise=pairwise)
     anchors = canary_set(suite, request.canaries, default=request.default_canaries)
     sizes = canary_sizes(anchors.canaries if anchors else None, counts.judge_samples, JUDGE_MAX_TOKENS)
-    plan = plan_with_canaries(plan_of(suite.cases, settings, pricing), sizes, pricing, budget)
+    plan = plan_with_canaries(plan_of(suite.cases, settings, pricing), sizes, pricing, budget, suite.cases)
     return PlanReport(plan, pricing, models, budget, carry.lines)
 
 

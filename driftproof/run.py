@@ -475,7 +475,9 @@ def _plan(
     settings = replace(settings, pairwise=request.judge_mode == JudgeMode.PAIRWISE)
     anchors = canary_set(suite, request.canaries, default=request.default_canaries)
     sizes = canary_sizes(anchors.canaries if anchors else None, counts.judge_samples, JUDGE_MAX_TOKENS)
-    whole = plan_with_canaries(plan_of(suite.cases, settings, pricing), sizes, pricing, budget)  # refused: too dear
+    whole = plan_with_canaries(
+        plan_of(suite.cases, settings, pricing), sizes, pricing, budget, suite.cases
+    )  # refused: too dear
     shown = tuple(plan_lines(whole, pricing, models, budget, by_case=request.plan_by_case))
     options = RunOptions(
         judge_model=judge_model,

@@ -233,6 +233,26 @@ raise --budget, or skip the canaries with --no-canaries'
     )
 
 
+def draw_over_budget(
+    flag: str, given: str, draw: tuple[str, int], need: str, least: str, canaries: str | None = None
+) -> str:
+    """Why a run is refused before any call: the budget cannot start even its cheapest first draw (``draw``: its
+    case id and judge samples), beside the judge-anchor canaries' worst case (``canaries``) when it judges some.
+
+    >>> draw_over_budget("--budget", "5,000 tokens", ("a", 2), "4,129 tokens", "9,045 tokens", "4,916 tokens")
+    "--budget: the budget (5,000 tokens) cannot start a single draw, so the run would make no call: the least a draw \
+needs is 4,129 tokens at its worst case (case a's with-skill answer and its 2 judge samples), beside the 4,916 tokens \
+the judge-anchor canaries are reserved; raise --budget to at least 9,045 tokens"
+    """
+    case, samples = draw
+    beside = f", beside the {canaries} the judge-anchor canaries are reserved" if canaries is not None else ""
+    return (
+        f"{flag}: the budget ({given}) cannot start a single draw, so the run would make no call: the least a draw "
+        f"needs is {need} at its worst case (case {case}'s with-skill answer and its "
+        f"{_counted(samples, 'judge sample')}){beside}; raise {flag} to at least {least}"
+    )
+
+
 def price_line(role: str, model: str | None, price: Price | None, calls: str = "") -> str:
     """Which price a plan's dollar figures read for one role (``calls``: which of its calls, when not all), or why
     it has none."""

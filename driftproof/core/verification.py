@@ -17,6 +17,9 @@ from collections.abc import Sequence
 from driftproof.core.carry_sentences import CARRIED_ONLY
 from driftproof.core.words import Provider, Verification
 
+CANARIES_ONLY = "no judge sample of a draw was returned: the judge-anchor canaries' alone never make a receipt TESTED"
+"""Why a receipt whose only returned judge samples are the canaries' is not TESTED (every draw lost, say)."""
+
 
 def verify(
     preset: str | None,
@@ -25,6 +28,7 @@ def verify(
     samples_match: Sequence[bool],
     mismatch: str | None = None,
     carried: int = 0,
+    drawn: int | None = None,
 ) -> tuple[Verification, str | None]:
     """The level of a run and why it is not ``TESTED``.
 
@@ -37,6 +41,12 @@ def verify(
 
     >>> verify(None, "anthropic", "anthropic", [], carried=5)[1]
     'every judge sample was carried from another receipt: a carried arm never makes a receipt TESTED on its own'
+
+    ``drawn`` counts, of ``samples_match``, the samples of this run's draws (the rest are the judge-anchor
+    canaries'); when it is 0 the canaries alone never make a receipt ``TESTED``: nothing it measured was judged.
+
+    >>> verify(None, "anthropic", "anthropic", [True, True], drawn=0)[1]
+    "no judge sample of a draw was returned: the judge-anchor canaries' alone never make a receipt TESTED"
     """
     if preset is not None:
         return Verification.UNVERIFIED, f"smoke run (preset {preset})"
@@ -44,6 +54,8 @@ def verify(
         return Verification.UNVERIFIED, "stub lane: no model answered or judged"
     if not samples_match:
         return Verification.UNVERIFIED, CARRIED_ONLY if carried else "no judge sample was returned"
+    if drawn == 0:
+        return Verification.UNVERIFIED, CARRIED_ONLY if carried else CANARIES_ONLY
     if not all(samples_match):
         return Verification.UNVERIFIED, mismatch or "a judge sample reported another judge than the requested one"
     return Verification.TESTED, None

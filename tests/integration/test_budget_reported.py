@@ -20,6 +20,7 @@ from tests.integration.test_run_loopback import JUDGE, env_for
 from tests.support.fake_llm_script import FakeReply, RecordedRequest, json_text_reply
 from tests.support.fake_llm_server import FakeLLMServer
 from tests.support.fake_llm_wire import FakeUsage
+from tests.support.suites import two_case_suite
 
 HEAVY = FakeUsage(input_tokens=1_000, output_tokens=10)
 """What the provider reports for every call: 1,000 input tokens, far above any prompt's estimate here."""
@@ -123,3 +124,36 @@ def test_a_case_the_budget_stopped_says_so_in_the_headline_view_and_junit(
     report = capsys.readouterr().out
     assert "| `a` | 0.90 ± 0.00 (2/2) | 0.90 sd unknown (1/1) | stopped at the token budget |" in report
     assert "stopped at the token budget" in diff_junit.read_text(encoding="utf-8")
+
+
+def test_a_receipt_whose_draws_returned_no_judge_sample_is_not_tested_by_its_canaries_alone(tmp_path: Path) -> None:
+    """Issue 14 (probe #6): the canaries' judge samples matched the requested judge, every draw was lost, and the
+    receipt read TESTED. A receipt is TESTED by what its own draws' judge samples show."""
+    canaries = [{"id": "good", "case": "a", "answer": "feat: add it", "expected": 0.9}]
+    suite = two_case_suite(tmp_path, canaries=canaries)
+
+    def no_answers(req: RecordedRequest) -> FakeReply:
+        if "<<<ANSWER" in req.prompt_text:
+            return json_text_reply({"score": 0.9, "reason": "ok"}, model=JUDGE)
+        return FakeReply.error(500, message="boom", should_retry=False)
+
+    with FakeLLMServer(no_answers) as server:
+        request = RunRequest(
+            suite=suite,
+            out=tmp_path / "r.json",
+            model="claude-sonnet-4-6",
+            judge_model=JUDGE,
+            environ=env_for(server),
+            draws=2,
+            max_draws=2,
+            judge_samples=1,
+            max_retries=0,
+            max_consecutive_failures=0,
+        )
+        receipt = run_suite(request, progress_stream=io.StringIO()).receipt
+    assert receipt.canaries is not None and receipt.canaries.scored == 1  # its one sample, from the judge asked for
+    assert {d.status for c in receipt.cases for d in (*c.with_skill.draws, *c.baseline.draws)} == {"lost"}
+    assert (receipt.verification, receipt.verification_reason) == (
+        "UNVERIFIED",
+        "no judge sample of a draw was returned: the judge-anchor canaries' alone never make a receipt TESTED",
+    )

@@ -69,6 +69,22 @@ def test_budget_stops_the_case_records_it_and_says_what_was_needed(
     ) in err
 
 
+@pytest.mark.parametrize("command", ["run", "plan"])
+def test_a_budget_too_small_for_one_draw_is_refused_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """Issue 14 (probe #6): `--budget 100` made no call, wrote a receipt of no draw and exited 0."""
+    suite = make_suite(tmp_path)
+    w, _ = worst_cases(suite)
+    assert main([command, *run_args(suite, tmp_path / "r.json", "--budget", "100")[1:]]) == 2
+    assert capsys.readouterr().err == (
+        "driftproof: error: --budget: the budget (100 tokens) cannot start a single draw, so the run would make no "
+        f"call: the least a draw needs is {w:,} tokens at its worst case (case a's with-skill answer and its 1 judge "
+        f"sample); raise --budget to at least {w:,} tokens\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["SKILL.md", "suite.yaml"]  # nothing written
+
+
 def test_a_budget_the_worst_case_fits_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     suite = make_suite(tmp_path)
     w, b = worst_cases(suite)
@@ -86,7 +102,7 @@ def test_property_no_run_commits_past_its_budget(fraction: float, max_draws: int
     with tempfile.TemporaryDirectory() as d:
         suite = make_suite(Path(d))
         w, b = worst_cases(suite)
-        budget = max(1, int(fraction * max_draws * (w + b)))
+        budget = max(w, int(fraction * max_draws * (w + b)))  # below w, no draw could start: refused (one line)
         request = RunRequest(suite=suite, provider="stub", out=Path(d) / "r.json", judge_samples=1, max_tokens=100,
                              draws=3, max_draws=max_draws, budget=budget)  # fmt: skip
         with (Path(d) / "log").open("w", encoding="utf-8") as log:
