@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from driftproof.core.bands import mean, sample_sd
+from driftproof.core.breakdown_sentences import missing_evidence
 from driftproof.core.canaries import drift_mark
 from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.economics import CHARS_PER_TOKEN
@@ -324,14 +325,33 @@ class ReceiptReading:
     verdict; ``None`` when the judge held or the receipt has no canaries."""
     canaries: str | None = None
     """The receipt's canaries finding with its figures; ``None`` without canaries."""
+    lift_reason: str | None = None
+    """Why ``lift`` is ``None`` when a case arm records no draw (`missing_arm`); ``None`` otherwise."""
+
+
+def missing_arm(cases: Sequence[Case]) -> str | None:
+    """Why a receipt has no suite lift: a case arm that records no draw at all (a case the budget never let
+    draw), which the lift cannot leave out unannounced; ``None`` when every arm records one. The headline lift and
+    the lift breakdown both ask it.
+
+    >>> missing_arm([])
+    """
+    for case in cases:
+        for arm, words in ((case.with_skill, "with-skill"), (case.baseline, "baseline")):
+            if not arm.draws:
+                return missing_evidence(case.id, words)
+    return None
 
 
 def lift_of(
     cases: Sequence[Case], arms: Iterable[tuple[ArmEvidence, ArmEvidence]] | None = None
 ) -> tuple[float | None, float | None]:
     """Lift = mean over included cases of (m_with − m_base), each case weighted equally; and the sd of
-    the per-case differences (context). A case is included when both arms measured a draw. ``arms``: each
-    case's (with_skill, baseline) `evidence`, when the caller has it already."""
+    the per-case differences (context). A case is included when both arms measured a draw; none is given when
+    an arm of any case records no draw (`missing_arm`). ``arms``: each case's (with_skill, baseline) `evidence`,
+    when the caller has it already."""
+    if missing_arm(cases) is not None:
+        return None, None
     deltas = []
     pairs = arms if arms is not None else ((evidence(c.with_skill), evidence(c.baseline)) for c in cases)
     for w, b in pairs:
@@ -422,4 +442,5 @@ def read_receipt(receipt: Receipt) -> ReceiptReading:
         skill_name=skill_name(receipt),
         judge_drift=drift_mark(receipt.canaries),
         canaries=receipt.canaries.sentence if receipt.canaries is not None else None,
+        lift_reason=None if aggregates else missing_arm(receipt.cases),
     )

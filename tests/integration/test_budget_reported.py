@@ -157,3 +157,34 @@ def test_a_receipt_whose_draws_returned_no_judge_sample_is_not_tested_by_its_can
         "UNVERIFIED",
         "no judge sample of a draw was returned: the judge-anchor canaries' alone never make a receipt TESTED",
     )
+
+
+def test_no_headline_lift_from_a_subset_of_cases_when_a_case_drew_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14 (probe #7): the budget let case a draw and left case b none; the headline printed a's lift alone
+    as the suite's, while view said below it that the suite lift was unavailable."""
+    suite, w, b = one_case(tmp_path)
+    body = yaml.safe_load(suite.read_text(encoding="utf-8"))
+    body["cases"].append({"id": "z", "prompt": "p" * 40, "rubric": "Good."})  # the same sizes as case a
+    suite.write_text(yaml.safe_dump(body), encoding="utf-8")
+    out = tmp_path / "r.json"
+    with FakeLLMServer(scored) as server:
+        for name, value in env_for(server).items():
+            monkeypatch.setenv(name, value)
+        flags = ["--model", "claude-sonnet-4-6", "--judge-model", JUDGE, "--draws", "2", "--max-draws", "2"]
+        # case a's first round (2 + 2 draws) fits, then nothing more: case z starts no draw
+        more = ["--judge-samples", "1", "--max-tokens", "100", "--budget", str(2 * w + 2 * b)]
+        assert main(["run", str(suite), *flags, *more, "-o", str(out)]) == 0
+    said = capsys.readouterr().out.splitlines()
+    unavailable = (
+        "measured lift unavailable: case z: the with-skill arm records no draw, so the suite lift and every "
+        "omitted-case lift are unavailable"
+    )
+    # case a separates (0.9 against 0.4): passing, by the status rule; the lift is not a's alone
+    assert said[1] == "status  passing   lift n/a" and said[2] == f"        {unavailable}"
+    assert main(["view", str(out)]) == 0
+    view = capsys.readouterr().out
+    assert "| lift (with − without) | n/a |" in view and unavailable in view
+    assert main(["diff", str(out), str(out)]) in (0, 1)
+    assert "| lift (with − without) | n/a | n/a |" in capsys.readouterr().out
