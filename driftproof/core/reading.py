@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from driftproof.core.bands import mean, sample_sd
 from driftproof.core.breakdown_sentences import missing_evidence
+from driftproof.core.budget_reading import at_budget as at_budget
+from driftproof.core.budget_reading import budget_reason as budget_reason
 from driftproof.core.canaries import drift_mark
 from driftproof.core.compare import ArmEvidence, Comparison, compare
 from driftproof.core.economics import CHARS_PER_TOKEN
 from driftproof.core.fired import FiredCount, arm_fired
 from driftproof.core.import_sentences import NOT_REGRADABLE_AGGREGATES, NOT_REGRADABLE_DECLARED
 from driftproof.core.models import Arm, Case, Receipt
-from driftproof.core.plan_sentences import STOPPED_AT_BUDGET
 from driftproof.core.sentences import (
     AGGREGATES_ONLY,
     AGGREGATES_ONLY_SHORT,
@@ -360,44 +361,6 @@ def lift_of(
     if not deltas:
         return None, None
     return mean(deltas), sample_sd(deltas)
-
-
-def at_budget(comparison: Comparison, stop_reason: str | None) -> Comparison:
-    """A case the budget stopped reads underpowered, whatever its draws show: the stopping rule wanted more. The one
-    place its reason is chosen: no draw count is given (more draws is what the budget refused), and every report
-    (the run's headline, ``view``, ``diff``, JUnit) says "stopped at the token budget".
-
-    >>> from driftproof.core.compare import ArmEvidence
-    >>> moved = compare(ArmEvidence((0.8, 0.85, 0.9)), ArmEvidence((0.1, 0.15, 0.2)))
-    >>> at_budget(moved, STOPPED_AT_BUDGET).verdict, at_budget(moved, None).verdict
-    (<CaseVerdict.UNDERPOWERED: 'underpowered'>, <CaseVerdict.IMPROVED: 'improved'>)
-    >>> at_budget(moved, STOPPED_AT_BUDGET).draws_needed_reason
-    'stopped at the token budget'
-    """
-    if stop_reason != STOPPED_AT_BUDGET:
-        return comparison
-    return replace(
-        comparison,
-        verdict=CaseVerdict.UNDERPOWERED,
-        reason=STOPPED_AT_BUDGET,
-        draws_needed=None,
-        draws_needed_reason=STOPPED_AT_BUDGET,
-        sentence=None,
-    )
-
-
-def budget_reason(comparison: Comparison, *stop_reasons: str | None) -> Comparison:
-    """A diff's underpowered case where either receipt's run was stopped by the budget: its reason is the budget's
-    (`at_budget`), not a draw count the budget refused; a case the diff calls keeps its call.
-
-    >>> from driftproof.core.compare import ArmEvidence
-    >>> one = compare(ArmEvidence((0.8,)), ArmEvidence((0.1, 0.15, 0.2)))
-    >>> budget_reason(one, None, STOPPED_AT_BUDGET).draws_needed_reason, budget_reason(one, None).draws_needed_reason
-    ('stopped at the token budget', 'spread unknown: an arm has one draw')
-    """
-    if comparison.verdict != CaseVerdict.UNDERPOWERED or STOPPED_AT_BUDGET not in stop_reasons:
-        return comparison
-    return at_budget(comparison, STOPPED_AT_BUDGET)
 
 
 def read_receipt(receipt: Receipt) -> ReceiptReading:
