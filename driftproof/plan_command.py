@@ -29,7 +29,7 @@ from driftproof.core.plan import ARM_ORDER, Budget, Plan, Pricing
 from driftproof.core.plan_sentences import plan_json, plan_lines
 from driftproof.core.reading import not_regradable
 from driftproof.core.words import JudgeMode, Provider, Surface
-from driftproof.errors import InputError
+from driftproof.errors import InputError, LaneError
 from driftproof.lanes.registry import default_model_of, samples_per_request_of
 from driftproof.planning import check_budget, check_max_tokens, plan_of, plan_settings, pricing_for
 from driftproof.receipts import load_receipt
@@ -121,7 +121,13 @@ def _carry(request: RunRequest, source: Receipt, suite: Suite, skill_text: str, 
     ask it (a key is needed, as for ``driftproof stale``), closed before the plan is printed, and call nothing."""
     if not request.carry_baseline:
         return NONE
-    lanes = make_lanes(request)
+    try:
+        lanes = make_lanes(request)
+    except LaneError as exc:  # no key, no CLI: said with what plans without carrying
+        raise LaneError(
+            f"--reference: to count the baseline a run would carry, plan builds the lanes as driftproof stale does "
+            f"(no call): {exc}; or add --no-carry-baseline to plan both arms drawn"
+        ) from None
     try:
         return carry_of(request, source, suite, skill_text, lanes, counts)
     finally:

@@ -180,3 +180,17 @@ def test_view_says_the_baseline_was_carried_and_the_drawn_count_is_every_baselin
     assert f"baseline carried from its reference ({seal[:12]}) for 1 of 2 cases: 3 draws reused, 3 drawn" in (
         capsys.readouterr().out
     )
+
+
+def test_plan_with_a_reference_and_no_key_says_why_it_builds_the_lanes(
+    tmp_path: Path, main_receipt: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    suite = str(tmp_path / "suite.yaml")
+    flags = ["--draws", "3", "--max-draws", "3", "--judge-samples", "1", "--reference", str(main_receipt)]
+    assert main(["plan", suite, "--model", "claude-sonnet-4-6", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("driftproof: error: --reference: to count the baseline a run would carry, plan builds")
+    assert err.rstrip().endswith("or add --no-carry-baseline to plan both arms drawn")
+    assert main(["plan", suite, "--model", "claude-sonnet-4-6", *flags, "--no-carry-baseline"]) == 0
