@@ -96,7 +96,17 @@ def verification(runner: Runner, ctx: RunContext) -> tuple[Verification, str | N
     matched = [p is None for p in problems]
     cases = range(len(runner.results))
     budget_stopped = bool(cases) and all(runner.stop_reasons.get(ci) == STOPPED_AT_BUDGET for ci in cases)
-    return verify(ctx.preset, ctx.lane.provider, ctx.judge.provider, matched, first, carried, budget_stopped)
+    drawn = len(returned)  # the canaries' samples alone never make a receipt TESTED
+    return verify(
+        ctx.preset,
+        ctx.lane.provider,
+        ctx.judge.provider,
+        matched,
+        first,
+        carried=carried,
+        budget_stopped=budget_stopped,
+        drawn=drawn,
+    )
 
 
 def _arm(runner: Runner, ci: int, arm: str) -> Arm:

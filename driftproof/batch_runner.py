@@ -29,18 +29,20 @@ on its last item.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from driftproof.core import batch_sentences as words
 from driftproof.core.batch_sentences import batch_refusal
 from driftproof.errors import InputError
 from driftproof.journal import Entry, Journal
 from driftproof.lanes.anthropic_api import AnthropicApiLane
 from driftproof.lanes.anthropic_batch import AnthropicBatches
 from driftproof.lanes.base import Generation, GenerationRequest, Lane
-from driftproof.lanes.batch_api import BatchApi, failed
+from driftproof.lanes.batch_api import BatchApi, BatchRequestFailed, BatchRequests, failed
 from driftproof.lanes.openai_api import OpenAIApiLane
 from driftproof.lanes.openai_batch import OpenAIBatches
 from driftproof.runner import Futures, Runner
@@ -49,6 +51,14 @@ POLL_S = 30.0
 """Seconds before the first poll of a batch (a batch takes minutes to hours)."""
 POLL_CAP_S = 600.0
 """The longest wait between two polls."""
+LONG_POLL_S = 60.0
+"""A wait between two polls this long or longer is said first (the batch's id, how long it has been, the next
+poll's time), so a run waiting on a batch does not look hung."""
+
+
+def _sleep(seconds: float) -> None:
+    """Wait between polls and before a retry (``time.sleep``, looked up at each call)."""
+    time.sleep(seconds)
 
 
 def batch_api_for(lane: Lane) -> BatchApi | None:
@@ -148,8 +158,10 @@ def answer_lines(custom_ids: Sequence[str]) -> dict[tuple[int, str], list[tuple[
 class BatchRunner(Runner):
     """The `Runner`, its calls sent one batch per round and lane (`driftproof.batch_runner`)."""
 
-    def __init__(self, *args: Any, **kw: Any) -> None:
+    def __init__(self, *args: Any, say: Callable[[str], None] | None = None, **kw: Any) -> None:
         super().__init__(*args, **kw)
+        self._say_line = say
+        """Where a batch's lines go (its id once submitted, the long waits): the progress stream."""
         self._queued: list[_Queued] = []
         self._apis = {"answer": batch_api_for(self.lane), "judge": batch_api_for(self.judge)}
         self._poll_s = POLL_S
@@ -213,37 +225,63 @@ class BatchRunner(Runner):
                 self._send(kind, lane, items)
 
     def _send(self, role: str, lane: Lane, items: list[_Queued]) -> None:
-        """One batch: submitted (or found in the journal), polled until it ends, its results handed back."""
+        """One batch: submitted (or found in the journal), polled until it ends, its results handed back. Each HTTP
+        request is retried by the lane's retry policy (`BatchRequests`); one that fails for good fails every call
+        of the batch, its reason naming the step."""
         api = self._apis[role]
         if api is None:  # check_batch_lanes refused any other lane before the run
             raise TypeError(f"no batch API on {lane.provider}/{lane.surface}")
         ids = [q.custom_id for q in items]
-        batch_id, http = self._unread.pop((role, frozenset(ids)), (None, 0))
+        batch_id, journaled = self._unread.pop((role, frozenset(ids)), (None, 0))
+        send = BatchRequests(api.classify, api.policy(), _sleep)
+        step = words.CREATING
         try:
             if batch_id is None:
-                http += 1  # at least the create, should it fail
-                batch_id, http = api.submit({q.custom_id: q.request for q in items})
+                batch_id = api.submit(send, {q.custom_id: q.request for q in items})
                 self.batch_ids.append(batch_id)
-                self._journal_entry({"kind": "batch", "role": role, "id": batch_id, "custom_ids": ids, "http": http})
-            wait = self._poll_s
-            while True:
-                time.sleep(wait)
-                http += 1
-                ended = api.ended(batch_id)
-                self._journal_entry({"kind": "batch_poll", "id": batch_id, "http": http})  # counted after a cancel
-                if ended:
-                    break
-                wait = min(wait * 2, POLL_CAP_S)
-            got, read = api.results(batch_id, ids)
-            http += read
+                self._journal_entry(
+                    {"kind": "batch", "role": role, "id": batch_id, "custom_ids": ids, "http": send.http}
+                )
+                self._say(words.batch_submitted(batch_id, len(items), role, self._poll_s, POLL_CAP_S))
+            else:
+                self._say(words.batch_polled_again(batch_id, len(items), role, self._poll_s))
+            step = words.polling(batch_id)
+            self._poll(api, send, batch_id, journaled)
+            step = words.reading(batch_id)
+            got = api.results(send, batch_id, ids)
             self._journal_entry({"kind": "batch_read", "id": batch_id})
-        except Exception as exc:  # the batch call itself failed: every item of it is a failed call
-            gone = failed(api.classify(exc))
+        except BatchRequestFailed as exc:  # retried as far as the policy allows: every item of it is a failed call
+            gone = failed(replace(exc.failure, reason=words.batch_step_failed(step, exc.error)))
             got = dict.fromkeys(ids, gone)
+        except Exception as exc:  # the batch's reply could not be read (not an HTTP failure): the same
+            failure = api.classify(exc)
+            got = dict.fromkeys(ids, failed(replace(failure, reason=words.batch_step_failed(step, failure.reason))))
+        http = journaled + send.http
         last = len(items) - 1  # the batch's HTTP requests on its last call, so progress shows no retries mid-batch
         for n, q in enumerate(items):
             gen = got[q.custom_id]
             q.future.set_result(replace(gen, attempts=http) if n == last else gen)
+
+    def _poll(self, api: BatchApi, send: BatchRequests, batch_id: str, journaled: int) -> None:
+        """Poll until the batch has ended: ``poll_s`` first, doubling up to `POLL_CAP_S`; a wait of `LONG_POLL_S`
+        or more is said first, with when the next poll is. Each poll is journaled with the batch's HTTP requests so
+        far (``journaled``: those a resumed run's journal held), so ``--resume`` counts on from it."""
+        wait, waited = self._poll_s, 0.0
+        while True:
+            if wait >= LONG_POLL_S:
+                at = (datetime.now(UTC) + timedelta(seconds=wait)).strftime("%H:%M:%S UTC")
+                self._say(words.batch_waiting(batch_id, waited, wait, at))
+            _sleep(wait)
+            waited += wait
+            ended = api.ended(send, batch_id)
+            self._journal_entry({"kind": "batch_poll", "id": batch_id, "http": journaled + send.http})
+            if ended:
+                return
+            wait = min(wait * 2, POLL_CAP_S)
+
+    def _say(self, line: str) -> None:
+        if self._say_line is not None:
+            self._say_line(line)
 
     def _journal_entry(self, entry: Entry) -> None:
         if self._journal is not None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from driftproof.core.canary_plan import CanarySizes, canaries_refusal, canary_worst, with_canaries
+from driftproof.core.canary_plan import CanarySizes, canaries_refusal, canary_worst, first_draw_refusal, with_canaries
 from driftproof.core.economics import estimate_tokens
 from driftproof.core.plan import Budget, Plan, Pricing
 from driftproof.errors import InputError
 from driftproof.judge import judge_prompt
-from driftproof.planning import Ledger
-from driftproof.suite import Canary
+from driftproof.planning import Ledger, case_sizes
+from driftproof.suite import Canary, SuiteCase
 
 
 def canary_sizes(canaries: Sequence[Canary] | None, judge_samples: int, judge_max_tokens: int) -> CanarySizes | None:
@@ -27,13 +27,16 @@ def canary_sizes(canaries: Sequence[Canary] | None, judge_samples: int, judge_ma
     return CanarySizes(prompts, judge_samples, judge_max_tokens)
 
 
-def plan_with_canaries(plan: Plan, sizes: CanarySizes | None, pricing: Pricing, budget: Budget | None) -> Plan:
-    """``plan`` counting the canaries' calls; refused (before any call) when the canaries alone pass ``budget``."""
-    if sizes is None:
-        return plan
-    if budget is not None and (why := canaries_refusal(budget, pricing, sizes)) is not None:
+def plan_with_canaries(
+    plan: Plan, sizes: CanarySizes | None, pricing: Pricing, budget: Budget | None, cases: Sequence[SuiteCase] = ()
+) -> Plan:
+    """``plan`` counting the canaries' calls; refused (before any call) when the canaries alone pass ``budget``, or
+    when beside them not one draw of ``cases`` (the suite's) could start."""
+    if budget is not None and sizes is not None and (why := canaries_refusal(budget, pricing, sizes)) is not None:
         raise InputError(why)
-    return with_canaries(plan, sizes, pricing)
+    if budget is not None and (why := first_draw_refusal(budget, pricing, case_sizes(cases), plan.settings, sizes)):
+        raise InputError(why)
+    return plan if sizes is None else with_canaries(plan, sizes, pricing)
 
 
 def reserve_canaries(ledger: Ledger | None, sizes: CanarySizes | None) -> None:

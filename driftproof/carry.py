@@ -39,6 +39,16 @@ class Carry:
 
 NONE = Carry({}, None, ())
 
+
+def carried_counts(carry: Carry) -> dict[str, dict[str, int]]:
+    """By case id, the draws each arm carries (the baseline only), for a plan: what the run does not draw.
+
+    >>> carried_counts(NONE)
+    {}
+    """
+    return {case: {"baseline": len(draws)} for case, draws in carry.draws.items() if draws}
+
+
 RUN_CONDITIONS = ("judge_mode", "placebo", "canaries", "default_canaries")
 """The ``RunRequest`` fields `RunFacts` takes beside the five it starts with (the same names)."""
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
@@ -213,7 +216,30 @@ def _lane_and_count_flags(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in LANE_AND_COUNT_FLAGS}
 
 
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While a run draws, SIGTERM (a cancelled CI job) stops it as Ctrl-C does: the journal is kept and one line
+    says ``--resume`` finishes it, in place of a silent exit 143."""
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set a handler
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
+    with _terminate_as_interrupt():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from driftproof.run import run_suite
     from driftproof.terminal import print_quick, print_run_summary
 

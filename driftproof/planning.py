@@ -15,7 +15,7 @@ from typing import Any
 
 from driftproof.core.defaults import DEFAULTS, LIMITS
 from driftproof.core.economics import estimate_tokens
-from driftproof.core.models import RunBudget
+from driftproof.core.models import RunBudget, Usage
 from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan import (
     ARM_ORDER,
@@ -26,10 +26,13 @@ from driftproof.core.plan import (
     Pricing,
     Spend,
     afford,
+    answer_worst,
     draw_worst,
     plan_suite,
+    sample_worst,
+    spend_of,
 )
-from driftproof.core.plan_sentences import STOPPED_AT_BUDGET, budget_needed_line
+from driftproof.core.plan_sentences import STOPPED_AT_BUDGET, budget_needed_line, budget_passed_line
 from driftproof.core.stopping import StoppingRule
 from driftproof.core.words import JudgeMode
 from driftproof.errors import InputError
@@ -60,7 +63,14 @@ def plan_of(cases: Sequence[SuiteCase], settings: PlanSettings, prices: Pricing)
 @dataclass
 class Ledger:
     """What a budgeted run has committed to: the worst case of every draw it started, and, per case, the worst
-    case of the draws the budget refused it (the last round it asked for)."""
+    case of the draws the budget refused it (the last round it asked for).
+
+    The worst case counts each prompt at its estimate, ceil(chars / 4), which is not an upper bound on what a
+    provider's tokenizer counts (code, CJK text). So each call that comes back is settled too (`settle`): its worst
+    case is set against the usage the provider reported (kept where it reported none). A draw starts only when its
+    worst case fits both beside ``committed`` and beside `settled` (the reported usage, with the worst case of the
+    calls still out), so no call starts once the reported usage and the reservations could pass the budget; the
+    calls already under way on an estimate can still take it past, which `passed` says."""
 
     budget: Budget
     prices: Pricing
@@ -70,20 +80,33 @@ class Ledger:
     refused: dict[int, Spend] = field(default_factory=dict)
     canaries: Spend = field(default_factory=Spend)
     """The judge-anchor canaries' worst case, reserved before they are judged (part of ``committed``)."""
+    returned: Spend = field(default_factory=Spend)
+    """Of ``committed``, the worst case of the calls that came back (or that a finished draw will never make)."""
+    reported: Spend = field(default_factory=Spend)
+    """What the provider reported for those calls: their usage, their worst case where they reported none."""
 
     def reserve_canaries(self, worst: Spend) -> None:
         """The canaries' judge calls are about to start: their worst case is committed first."""
         self.committed += worst
         self.canaries += worst
 
+    def settle_canaries(self, usage: Usage | None) -> None:
+        """The canaries were judged: their worst case set against the usage their samples reported."""
+        self._settle(self.canaries, spend_of(usage, "unbatched"))
+
     def worst(self, ci: int, arm: str) -> Spend:
         """The most one draw of case ``ci``'s ``arm`` can spend."""
         return draw_worst(self.sizes[ci], self.settings, arm)
 
+    @property
+    def settled(self) -> Spend:
+        """What the run has spent as the provider reported it, with the worst case of every call still out."""
+        return self.committed - self.returned + self.reported
+
     def allow(self, ci: int, wants: Mapping[str, int]) -> tuple[dict[str, int], bool]:
         """How many of the draws a round asks for may start, and whether the budget refused any."""
         worst = {arm: self.worst(ci, arm) for arm in self.settings.arms}
-        afforded = afford(self.budget, self.prices, self.committed, wants, worst)
+        afforded = afford(self.budget, self.prices, self.committed, wants, worst, self.settled)
         if afforded.refused.tokens:
             self.refused[ci] = afforded.refused
         else:
@@ -94,16 +117,41 @@ class Ledger:
         """A draw of case ``ci``'s ``arm`` starts (or was started by the run a journal resumes)."""
         self.committed += self.worst(ci, arm)
 
+    def settle(self, ci: int, arm: str, role: str, usage: Usage | None, calls: int = 1) -> None:
+        """One request of case ``ci``'s ``arm`` came back (``role``: answers, or judge samples, ``calls`` of them):
+        their worst case set against the usage it reported, or kept when it reported none (a failed call)."""
+        sizes = self.sizes[ci]
+        worst = answer_worst(sizes, self.settings, arm) if role == "answer" else sample_worst(sizes, self.settings)
+        self._settle(worst.times(calls), spend_of(usage, role))
+
+    def unused(self, ci: int, samples: int) -> None:
+        """A lost draw of case ``ci`` will never make its ``samples`` judge samples: settled at nothing."""
+        self._settle(sample_worst(self.sizes[ci], self.settings).times(samples), Spend())
+
+    def _settle(self, worst: Spend, reported: Spend | None) -> None:
+        self.returned += worst
+        self.reported += worst if reported is None else reported
+
+    def passed(self) -> Spend | None:
+        """The settled spend when the provider's reported usage took the run past the budget; ``None`` when the
+        run stayed within it."""
+        settled = self.settled
+        return None if self.budget.fits(settled, self.prices) else settled
+
     def record(self, stop_reasons: Mapping[int, str]) -> RunBudget:
-        """The receipt's ``run.settings.budget``."""
+        """The receipt's ``run.settings.budget``: the committed figures are the worst cases, or the reported usage
+        where it is the larger (`settled`), so they pass the budget only when the provider's count did."""
         stopped = [ci for ci, why in stop_reasons.items() if why == STOPPED_AT_BUDGET]
-        needed = sum((self.refused[ci] for ci in stopped if ci in self.refused), self.committed)
+        settled = self.settled
+        spent = settled if settled.tokens > self.committed.tokens else self.committed
+        usd = [v for v in (self.committed.usd(self.prices), settled.usd(self.prices)) if v is not None]
+        needed = sum((self.refused[ci] for ci in stopped if ci in self.refused), spent)
         return RunBudget(
             tokens=self.budget.tokens,
             usd=self.budget.usd,
             max_tokens=self.settings.max_tokens,
-            committed_tokens=self.committed.tokens,
-            committed_usd=self.committed.usd(self.prices),
+            committed_tokens=spent.tokens,
+            committed_usd=max(usd) if len(usd) == 2 else None,
             canaries_tokens=self.canaries.tokens or None,
             stopped_cases=len(stopped),
             needed_tokens=needed.tokens if stopped else None,
@@ -170,6 +218,15 @@ def budget_needed(runner: Any) -> str | None:
     if not record.stopped_cases or record.needed_tokens is None:
         return None
     return budget_needed_line(record.stopped_cases, ledger.budget, record.needed_tokens, record.needed_usd)
+
+
+def budget_passed(runner: Any) -> str | None:
+    """After a run whose reported usage passed its budget (a prompt's tokens above its estimate): by how much
+    (``runner``: the `Runner`); ``None`` when it stayed within it, or had no budget."""
+    ledger: Ledger | None = runner.ledger
+    if ledger is None or (spent := ledger.passed()) is None:
+        return None
+    return budget_passed_line(ledger.budget, spent.tokens, spent.usd(ledger.prices), ledger.committed.tokens)
 
 
 MOST_TOKENS = LIMITS.tokens

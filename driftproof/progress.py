@@ -30,6 +30,10 @@ class PlainProgress:
         #: ``logical_calls``), counted in the done and planned figures from when they are made.
         self.outside = 0
 
+    def say(self, line: str) -> None:
+        """One line of its own between the progress lines (a ``--batch`` run's batch id, its long waits)."""
+        print(printable(line), file=self.stream, flush=True)
+
     def add_outside(self, calls: int) -> None:
         """``calls`` more were made outside the runner's tally (the judge-anchor canaries, before the first draw)."""
         self.outside += calls
@@ -84,6 +88,10 @@ class BarProgress(PlainProgress):
         )
         self._task = self._bar.add_task(label, total=estimate, note="")
         self._bar.start()
+
+    def say(self, line: str) -> None:
+        """One line printed above the bar."""
+        self._bar.console.print(printable(line), markup=False, highlight=False)
 
     def __call__(self, event: str, tally: Tally) -> None:
         retries = max(0, tally.endpoint_attempts - tally.logical_calls)

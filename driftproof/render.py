@@ -22,6 +22,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from driftproof.core import breakdown_sentences, pairwise_sentences, sentences
 from driftproof.core.breakdown import LiftBreakdown
+from driftproof.core.carry_sentences import CARRIED_SOURCE
 from driftproof.core.decision import Decision
 from driftproof.core.decision import signed_or_na as signed
 from driftproof.core.diff import DiffResult
@@ -153,6 +154,7 @@ def render_view(
             legend=_legend(s for c in reading.cases for s in (c.with_skill.band_source, c.baseline.band_source)),
             placebo=placebo_section(receipt, reading),
             pairwise=pairwise_view(receipt),
+            carried=carried_line(receipt, CARRIED_SOURCE),
         )
     ) + fired_view_section(receipt)  # which skill fired, with neighbours installed (none: nothing added)
 

@@ -17,7 +17,7 @@ from driftproof.assemble import RunContext, build_receipt
 from driftproof.batch_runner import BatchRunner, check_batch_lanes
 from driftproof.canaries import CanaryJob, CanaryRun, CanarySet, canary_set, refuse_canary_clash
 from driftproof.canary_planning import canary_sizes, plan_with_canaries, reserve_canaries
-from driftproof.carry import NONE, RUN_CONDITIONS, Carry, RunFacts, carry_for, refuse_pairwise_carry
+from driftproof.carry import NONE, RUN_CONDITIONS, Carry, RunFacts, carried_counts, carry_for, refuse_pairwise_carry
 from driftproof.conditions_today import neighbour_records
 from driftproof.core.defaults import DEFAULTS, LIMITS, judge_provider_for
 from driftproof.core.economics import estimate_tokens
@@ -34,6 +34,7 @@ from driftproof.pairwise_pass import PairCollector, run_pairwise
 from driftproof.planning import (
     budget_fingerprint,
     budget_needed,
+    budget_passed,
     check_budget,
     check_max_tokens,
     plan_of,
@@ -205,9 +206,9 @@ def surface_of(request: RunRequest) -> Surface:
     return Surface.NONE if request.provider == Provider.STUB else DEFAULTS.surface
 
 
-def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
-    """The answering lane, the judge lane and the requested judge model, all built by the lane registry."""
-    from driftproof.lanes.registry import check_choice, make_lane
+def check_run_script(request: RunRequest) -> dict[str, Any] | None:
+    """``--script``, read and checked against the suite (a missing or bad file is one line), and refused beside a
+    lane other than the stub; ``None`` without one. ``driftproof plan`` checks it the same way."""
     from driftproof.lanes.stub import check_script, load_script
 
     script = load_script(request.script) if request.script else None
@@ -215,6 +216,39 @@ def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
         check_script(script, load_suite(request.suite), request.script)
     if request.script and request.provider != Provider.STUB:
         raise InputError("--script drives the stub lane only: add --provider stub")
+    return script
+
+
+def carry_of(
+    request: RunRequest,
+    source: Receipt | None,
+    suite: Suite,
+    skill_text: str,
+    lanes: tuple[Lane, Lane, str | None],
+    counts: Counts,
+) -> Carry:
+    """What a run of ``request`` carries from its reference ``source``: the baseline arms ``driftproof stale`` says
+    stand for it (`driftproof.carry.carry_for`, with the lanes built); nothing without a reference or with
+    ``--no-carry-baseline``. The run and ``driftproof plan`` both ask it."""
+    if source is None or not request.carry_baseline:
+        return NONE
+    facts = RunFacts(
+        request.model,
+        request.capture,
+        request.delivery,
+        counts.stopping_rule().describe(),
+        counts.judge_samples,
+        **{name: getattr(request, name) for name in RUN_CONDITIONS},
+    )
+    label = request.reference_label or str(request.reference if isinstance(request.reference, Path) else "")
+    return carry_for(source, suite, skill_text, lanes, facts, label or "the reference")
+
+
+def make_lanes(request: RunRequest) -> tuple[Lane, Lane, str | None]:
+    """The answering lane, the judge lane and the requested judge model, all built by the lane registry."""
+    from driftproof.lanes.registry import check_choice, make_lane
+
+    script = check_run_script(request)
     judge_provider = judge_provider_for(request.provider, request.judge_provider)
     surface = surface_of(request)
     delivery = check_choice("delivery", request.delivery, Delivery)
@@ -441,18 +475,7 @@ def _plan(
     rule = counts.stopping_rule()
     source = _reference_receipt(request.reference)
     reference = reference_for(source, suite, lane.provider, judge.provider, judge_model)
-    carry = NONE
-    if source is not None and request.carry_baseline:
-        facts = RunFacts(
-            request.model,
-            request.capture,
-            request.delivery,
-            rule.describe(),
-            counts.judge_samples,
-            **{name: getattr(request, name) for name in RUN_CONDITIONS},
-        )
-        label = request.reference_label or str(request.reference if isinstance(request.reference, Path) else "")
-        carry = carry_for(source, suite, skill_text, lanes, facts, label or "the reference")
+    carry = carry_of(request, source, suite, skill_text, lanes, counts)
     if reference.arms and rule.max_draws < rule.call_min:
         reference = replace(
             reference,
@@ -468,15 +491,15 @@ def _plan(
     ceilings = (check_max_tokens(request.max_tokens), JUDGE_MAX_TOKENS)
     placebo = placebo_text(estimate_tokens(skill_text)) if request.placebo else None
     arms = (*ARMS, PLACEBO_ARM) if placebo else ARMS
-    carried = _carried_per_case(carry, suite)
     grouped = (lane.samples_per_request(), judge.samples_per_request())  # a batch line asks for as many
-    settings = plan_settings(
-        rule, counts.judge_samples, ceilings, skill_text, carried=carried, arms=arms, per_request=grouped
-    )
+    settings = plan_settings(rule, counts.judge_samples, ceilings, skill_text, arms=arms, per_request=grouped)
+    settings = replace(settings, carried_cases=carried_counts(carry))  # per case, as the runner draws them
     settings = replace(settings, pairwise=request.judge_mode == JudgeMode.PAIRWISE)
     anchors = canary_set(suite, request.canaries, default=request.default_canaries)
     sizes = canary_sizes(anchors.canaries if anchors else None, counts.judge_samples, JUDGE_MAX_TOKENS)
-    whole = plan_with_canaries(plan_of(suite.cases, settings, pricing), sizes, pricing, budget)  # refused: too dear
+    whole = plan_with_canaries(
+        plan_of(suite.cases, settings, pricing), sizes, pricing, budget, suite.cases
+    )  # refused: too dear
     shown = tuple(plan_lines(whole, pricing, models, budget, by_case=request.plan_by_case))
     options = RunOptions(
         judge_model=judge_model,
@@ -511,6 +534,7 @@ def _plan(
             **({"reference": reference.sha256} if reference.sha256 else {}),
             **({"carried": [carry.sha256, sorted(carry.draws)]} if carry.draws else {}),
             **budget_fingerprint(options),
+            **({"batch": True} if request.batch else {}),  # its prices, batch ids and attempts: resumed alike
             **({"placebo": GENERATOR} if placebo else {}),
             **({"neighbours": installed} if installed else {}),
         }
@@ -522,13 +546,6 @@ def _plan(
 def _shard_lines(shard: Shard | None) -> tuple[str, ...]:
     """What a shard run says before its first call: which shard of the suite it is."""
     return (shard_line(shard),) if shard is not None else ()
-
-
-def _carried_per_case(carry: Carry, suite: Suite) -> dict[str, int]:
-    """The baseline draws carried per case, for the plan: only when every case carries the same number (the plan
-    counts per arm); otherwise none, and the carry's own line says which cases carry what."""
-    counts = {len(carry.draws.get(c.id, ())) for c in suite.cases}
-    return {"baseline": counts.pop()} if len(counts) == 1 and carry.draws else {}
 
 
 def _reference_receipt(source: Path | Receipt | None) -> Receipt | None:
@@ -570,7 +587,9 @@ def _draw(
     least = (len(suite.cases) * arms * counts.draws - carried) * (1 + counts.judge_samples)
     progress = make_progress(label, least, stream)
     pairs = PairCollector() if options.judge_mode == JudgeMode.PAIRWISE else None
-    keep = {"on_draw": _on_draw(spool, suite, pairs)} if spool is not None or pairs is not None else {}
+    keep: dict[str, Any] = {"on_draw": _on_draw(spool, suite, pairs)} if spool is not None or pairs is not None else {}
+    if request.batch:  # what a batch run waits on: the batch's id once submitted, its long waits
+        keep["say"] = progress.say
     runner = (BatchRunner if request.batch else Runner)(  # the quick preset shows its answers, a full run none
         suite,
         skill_text,
@@ -590,13 +609,18 @@ def _draw(
         if canaries is not None:  # the judge-anchor canaries first: a judge that cannot be reached stops before a draw
             anchors = canary_sizes(canaries.canaries.canaries, options.judge_samples, options.judge_max_tokens)
             reserve_canaries(runner.ledger, anchors)  # their worst case is committed before their first call
-            progress.add_outside(canaries.run(judge, options, stream, journal, passes).overhead.judge_calls)
+            overhead = canaries.run(judge, options, stream, journal, passes).overhead
+            if runner.ledger is not None:  # the usage the canaries reported, in place of their worst case
+                runner.ledger.settle_canaries(overhead.usage)
+            progress.add_outside(overhead.judge_calls)
         runner.run(journal, resume=request.resume)
         if pairs is not None:
             runner.pairwise = run_pairwise(runner, pairs, stream, journal, passes)
         finished = True
         if (needed := budget_needed(runner)) is not None:  # how much budget the refused draws would have needed
             print(needed, file=stream, flush=True)
+        if (passed := budget_passed(runner)) is not None:  # the provider counted more than the estimates
+            print(passed, file=stream, flush=True)
     except KeyboardInterrupt:  # in the canaries or the pairwise pass (the runner words its own)
         raise RunInterrupted(
             f"interrupted: the calls that came back are kept in {journal.path}; add --resume to finish the run"

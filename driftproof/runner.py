@@ -475,6 +475,8 @@ class Runner:
         the draws a short reply left out (a server that ignores ``n``) are asked for again."""
         ci, arm, draws = key
         answers = split_samples(gen, len(draws))
+        if self.ledger is not None:  # the reported usage in place of the worst case it reserved
+            self.ledger.settle(ci, arm, "answer", gen.usage, len(answers))
         records = []
         for index, one in zip(draws, answers, strict=False):
             self._count(one, (ci, arm, index, ANSWER))
@@ -504,6 +506,8 @@ class Runner:
         """Ask for the judge samples an answer is missing; a lost answer, or one with every sample, is finished."""
         ci, arm, index = key
         if record.lost_reason is not None:
+            if self.ledger is not None:  # its judge samples are never asked for
+                self.ledger.unused(ci, self.options.judge_samples - len(samples))
             self._finish(pool, futures, ci, arm, lost_answer(index, record))
             return
         pending = _Pending(record, [samples.get(j) for j in range(self.options.judge_samples)])
@@ -533,6 +537,8 @@ class Runner:
         the samples a short reply left out (a server that ignores ``n``) are asked for again."""
         ci, arm, index, group = key
         samples = split_samples(gen, len(group))
+        if self.ledger is not None:
+            self.ledger.settle(ci, arm, "judge", gen.usage, len(samples))
         records = []
         for sample, one in zip(group, samples, strict=False):
             self._count(one, (ci, arm, index, sample))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from driftproof.core.breakdown_sentences import lift_unavailable
 from driftproof.core.carry import carried_summary
 from driftproof.core.decision import decide, signed_or_na
 from driftproof.core.pairwise import pairwise_view
@@ -41,6 +42,8 @@ def print_run_summary(outcome: RunOutcome) -> None:
     _say(run_heading(str(receipt.suite.name), lane_text, judged, len(receipt.cases)))
     per_1k = signed_or_na(reading.lift_per_1k) if reading.lift_per_1k is not None else None
     _say(status_line(STATUS_WORDS[reading.status], signed_or_na(reading.lift), reading.lift_spread, per_1k))
+    if reading.lift_reason is not None:  # as view says below its figures: no lift from a subset of the cases
+        _say(f"        {lift_unavailable(reading.lift_reason)}")
     if reading.no_verdict_reason:
         _say(f"        {context_only(reading.no_verdict_reason)}")
     else:

@@ -27,7 +27,7 @@ from driftproof.core import breakdown_sentences as say
 from driftproof.core.bands import mean, sample_sd
 from driftproof.core.compare import ArmEvidence, compare
 from driftproof.core.models import Arm, Receipt
-from driftproof.core.reading import evidence, no_verdict
+from driftproof.core.reading import evidence, missing_arm, no_verdict
 from driftproof.core.sentences import AGGREGATES_ONLY
 from driftproof.core.words import TOLERANCE, BandSource, CaseVerdict, DrawStatus, Provider, Separation, Surface
 
@@ -258,10 +258,8 @@ def _case_row(case_id: str, arms: tuple[Arm, Arm]) -> tuple[CaseShare, tuple[Arm
 
 def _lift(receipt: Receipt, rows: list[CaseShare]) -> tuple[float | None, str | None]:
     """The measured lift over the included cases, each weighing the same; or why it is unavailable."""
-    for case, row in zip(receipt.cases, rows, strict=True):
-        for name, fig in zip(ARM_WORDS, (row.with_skill, row.baseline), strict=True):
-            if fig.recorded == 0:  # no draw evidence: the lift over the suite cannot be said
-                return None, say.missing_evidence(case.id, ARM_WORDS[name])
+    if (missing := missing_arm(receipt.cases)) is not None:  # no draw evidence: the lift over the suite cannot be said
+        return None, missing
     diffs = [r.difference for r in rows if r.excluded_reason is None and r.difference is not None]
     return (mean(diffs), None) if diffs else (None, say.NO_INCLUDED_CASE)
 

@@ -71,6 +71,11 @@ def missing_evidence(case_id: str, arm: str) -> str:
     )
 
 
+def lift_unavailable(reason: str) -> str:
+    """Why a receipt gives no measured lift, as the lift breakdown and the run's summary say it."""
+    return f"measured lift unavailable: {reason}"
+
+
 def failed_arm(arm: str, drawn: int) -> str:
     """A case left out of the lift, both of its arms together, because one measured none of its draws."""
     noun = "draw" if drawn == 1 else "draws"

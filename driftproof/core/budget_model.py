@@ -14,7 +14,9 @@ from driftproof.core.model_base import ReceiptPart as _Model
 
 class RunBudget(_Model):
     """``--budget TOKENS`` or ``--budget-usd``: no call was started that could take the run past it, counting
-    each started call at its worst case (its prompt estimate, ceil(chars / 4), plus its output ceiling)."""
+    each started call at its worst case (its prompt estimate, ceil(chars / 4), plus its output ceiling) and each
+    call that came back at the usage the provider reported where that is more. The estimate is not an upper bound
+    on a prompt's tokens, so the calls under way can still take the run past it: committed_tokens then says so."""
 
     tokens: Count | None = None
     """The token budget given (--budget); null when none was."""
@@ -24,8 +26,9 @@ class RunBudget(_Model):
     """The output ceiling of each answer (--max-tokens), which the worst case of every call counts."""
     committed_tokens: Count
     """Tokens of the worst cases of every draw the run started (its answer, its judge samples and, with
-    --judge-mode pairwise, a with-skill draw's pair of side-by-side calls) and of the canaries' judge calls, within
-    the budget."""
+    --judge-mode pairwise, a with-skill draw's pair of side-by-side calls) and of the canaries' judge calls; or,
+    when the provider reported more, the usage it reported for the calls that came back with the worst cases of the
+    rest. Above tokens only when the provider's count took the run past the budget."""
     committed_usd: float | None = None
     """The same in USD at the answering model's and the judge's prices; null without both prices."""
     canaries_tokens: Count | None = None

@@ -9,15 +9,28 @@ the most calls are the same: canaries × judge samples. Their dollars are at the
 
 A run with a budget reserves the canaries' worst case in its ledger before they are judged, so the draws that
 follow can never take the run past it; when the canaries alone do not fit, the run is refused before any call
-(`canaries_refusal`).
+(`canaries_refusal`); so is a run whose budget, once the canaries are reserved, cannot start a single draw
+(`first_draw_refusal`): it would make no call and write a receipt of no draw.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from driftproof.core.plan import Budget, CasePlan, Plan, Pricing, Range, Spend
-from driftproof.core.plan_sentences import canaries_over_budget
+from driftproof.core.plan import (
+    ARM_ORDER,
+    Budget,
+    CasePlan,
+    CaseSizes,
+    Plan,
+    PlanSettings,
+    Pricing,
+    Range,
+    Spend,
+    draw_worst,
+)
+from driftproof.core.plan_sentences import canaries_over_budget, draw_over_budget, usd_text
 
 CANARIES_ID = "canaries"
 """The id of the canaries' line in a plan (``driftproof plan``'s ``canaries`` key)."""
@@ -116,3 +129,41 @@ def canaries_refusal(budget: Budget, prices: Pricing, sizes: CanarySizes) -> str
     if budget.fits(worst, prices):
         return None
     return canaries_over_budget(len(sizes.prompts), sizes.judge_samples, sizes.judge_max_tokens, budget, worst, prices)
+
+
+def first_draw_refusal(
+    budget: Budget, prices: Pricing, cases: Sequence[CaseSizes], settings: PlanSettings, sizes: CanarySizes | None
+) -> str | None:
+    """Why a run cannot start under ``budget``: beside the canaries' worst case, not even its cheapest first draw
+    fits (each case's first round starts with a with-skill draw), so it would make no draw; ``None`` when one fits.
+
+    >>> s = PlanSettings(2, 2, 1, max_tokens=100, judge_max_tokens=100)
+    >>> cases = [CaseSizes("a", 50, 300), CaseSizes("b", 10, 200)]  # worst: 50 + 100 + 300 + 200 = 650, and 510
+    >>> first_draw_refusal(Budget(tokens=510), Pricing(), cases, s, None) is None
+    True
+    >>> print(first_draw_refusal(Budget(tokens=509), Pricing(), cases, s, None))
+    --budget: the budget (509 tokens) cannot start a single draw, so the run would make no call: the least a draw \
+needs is 510 tokens at its worst case (case b's with-skill answer and its 1 judge sample); raise --budget to at \
+least 510 tokens
+    """
+    first = [draw_worst(case, settings, ARM_ORDER[0]) for case in cases]
+    reserved = canary_worst(sizes) if sizes is not None and sizes.prompts else Spend()
+    if not first or any(budget.fits(reserved + worst, prices) for worst in first):
+        return None
+    tokens = budget.tokens is not None and all((reserved + w).tokens > budget.tokens for w in first)
+    if tokens:
+        pick = min(range(len(first)), key=lambda i: first[i].tokens)
+        given, need = f"{budget.tokens:,} tokens", f"{first[pick].tokens:,} tokens"
+        least, canaries = f"{(reserved + first[pick]).tokens:,} tokens", f"{reserved.tokens:,} tokens"
+    else:
+        pick = min(range(len(first)), key=lambda i: first[i].usd(prices) or 0.0)
+        given, need = usd_text(budget.usd), usd_text(first[pick].usd(prices))
+        least, canaries = usd_text((reserved + first[pick]).usd(prices)), usd_text(reserved.usd(prices))
+    return draw_over_budget(
+        "--budget" if tokens else "--budget-usd",
+        given,
+        (cases[pick].id, settings.judge_samples),
+        need,
+        least,
+        canaries if reserved.tokens else None,
+    )

@@ -61,7 +61,8 @@ class CarriedSummary(NamedTuple):
     reused: int
     """Carried draws."""
     drawn: int
-    """Baseline draws this run made in those cases (what the stopping rule asked beyond the carried ones)."""
+    """Baseline draws this run made, in every case: beside the carried ones (what the stopping rule asked beyond
+    them), and in the cases whose baseline arm was drawn."""
 
 
 def carried_summary(receipt: Receipt) -> CarriedSummary | None:
@@ -74,11 +75,11 @@ def carried_summary(receipt: Receipt) -> CarriedSummary | None:
     cases = reused = drawn = 0
     for case in receipt.cases:
         carried = [d.carried_from for d in case.baseline.draws if d.carried_from is not None]
+        drawn += len(case.baseline.draws) - len(carried)
         if not carried:
             continue
         cases += 1
         reused += len(carried)
-        drawn += len(case.baseline.draws) - len(carried)
         sources.extend(s for s in carried if s not in sources)
     if not sources:
         return None

@@ -25,6 +25,10 @@ def baseline_carried(label: str, seal: str, cases: int, of: int, reused: int, dr
     return f"baseline carried from {label} ({seal}) for {cases} of {of} cases: {reused} draws reused, {drawn} drawn"
 
 
+CARRIED_SOURCE = "its reference"
+"""How ``driftproof view`` names the receipt a baseline was carried from: the view knows its seal, not its path."""
+
+
 def carry_none(label: str, seal: str, why: str) -> str:
     """Printed before the first call when nothing is carried although carrying was asked for.
 

@@ -17,16 +17,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from driftproof.core.between import DIFF_RULE, compare_between
-from driftproof.core.budget_reading import budget_reason
+from driftproof.core.budget_reading import budget_reason, diff_at_budget
 from driftproof.core.canaries import anchors_disagree, anchors_text
 from driftproof.core.compare import Comparison
 from driftproof.core.models import Judge, Receipt
 from driftproof.core.reading import (
-    CALLS,
     ArmSummary,
     ReceiptReading,
     StatusReading,
-    at_budget,
     evidence,
     judge_status,
     no_verdict,
@@ -257,12 +255,6 @@ def _thin_reference(status: StatusReading, comparisons: list[Comparison]) -> Sta
     return status
 
 
-def _at_budget_between(comparison: Comparison, stop_reason: str | None) -> Comparison:
-    """AFTER's case the budget stopped reads underpowered, as inside a receipt (`at_budget`), unless R-7 calls it:
-    a separation its draws already show is never hidden by the budget (a gate set to ``regressed`` still fails)."""
-    return comparison if comparison.verdict in CALLS else at_budget(comparison, stop_reason)
-
-
 def diff(
     before: Receipt, after: Receipt, *, readings: tuple[ReceiptReading, ReceiptReading] | None = None
 ) -> DiffResult:
@@ -283,7 +275,8 @@ def diff(
     new = [evidence(c.with_skill) for c in matched]
     ref = [evidence(before_cases[c.id].with_skill) for c in matched]
     comparisons = [
-        _at_budget_between(compare_between(n, r), c.stop_reason) for n, r, c in zip(new, ref, matched, strict=True)
+        diff_at_budget(compare_between(n, r), before_cases[c.id].stop_reason, c.stop_reason)
+        for c, n, r in zip(matched, new, ref, strict=True)
     ]
     cases = tuple(
         DiffCase(

@@ -29,118 +29,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from driftproof.core.batch_prices import batch_price
-from driftproof.core.economics import priced
-from driftproof.core.models import Price, Usage
+from driftproof.core.spend import Pricing as Pricing
+from driftproof.core.spend import Spend as Spend
+from driftproof.core.spend import spend_of as spend_of
 from driftproof.core.words import ArmName
 
 ARM_ORDER = (ArmName.WITH_SKILL.value, ArmName.BASELINE.value)
-
-
-@dataclass(frozen=True, slots=True)
-class Spend:
-    """Tokens, kept apart by who is called (the answering model, the judge), by direction, and, for the judge, by
-    whether the call can go through a batch (a draw's judge sample) or never does (a canary's judge sample, a
-    pairwise call), so each prices at what it is billed (`Pricing`)."""
-
-    answer_input: int = 0
-    answer_output: int = 0
-    judge_input: int = 0
-    judge_output: int = 0
-    unbatched_input: int = 0
-    """Judge input tokens of the calls sent one by one even with ``--batch``: the canaries', the pairwise calls."""
-    unbatched_output: int = 0
-    """Their output tokens."""
-
-    def __add__(self, other: Spend) -> Spend:
-        return Spend(
-            self.answer_input + other.answer_input,
-            self.answer_output + other.answer_output,
-            self.judge_input + other.judge_input,
-            self.judge_output + other.judge_output,
-            self.unbatched_input + other.unbatched_input,
-            self.unbatched_output + other.unbatched_output,
-        )
-
-    def times(self, n: int) -> Spend:
-        """``n`` of these.
-
-        >>> Spend(1, 2, 3, 4, 5, 6).times(3).tokens
-        63
-        """
-        return Spend(
-            self.answer_input * n,
-            self.answer_output * n,
-            self.judge_input * n,
-            self.judge_output * n,
-            self.unbatched_input * n,
-            self.unbatched_output * n,
-        )
-
-    @property
-    def tokens(self) -> int:
-        """Every token, in and out, answering model and judge."""
-        return (
-            self.answer_input
-            + self.answer_output
-            + self.judge_input
-            + self.judge_output
-            + self.unbatched_input
-            + self.unbatched_output
-        )
-
-    def usd(self, prices: Pricing) -> float | None:
-        """USD, each call at the price it is billed (`Pricing`); ``None`` when the answering model or the judge has
-        no price.
-
-        >>> p = Price(input_per_mtok=1, output_per_mtok=5, source="t")
-        >>> Spend(1_000_000, 0, 0, 200_000).usd(Pricing(p, p))  # 1 + 0.2 × 5
-        2.0
-        >>> Spend(0, 0, 1_000_000, 0, 1_000_000, 0).usd(Pricing(p, p, batch=True))  # 0.5 batched + 1 not
-        1.5
-        """
-        return priced(
-            (Usage(input_tokens=self.answer_input, output_tokens=self.answer_output), prices.answer),
-            (Usage(input_tokens=self.judge_input, output_tokens=self.judge_output), prices.judge),
-            (Usage(input_tokens=self.unbatched_input, output_tokens=self.unbatched_output), prices.unbatched_judge),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Pricing:
-    """What each kind of call is billed at: the one place that says. From the answering model's and the judge's
-    list prices (the price table; ``None``: not in it) and ``batch`` (``--batch``: the run's answers and its
-    draws' judge samples go through a provider batch API, billed at the batch price, `batch_price`). The judge
-    calls no run batches, the canaries' and the pairwise calls, are billed at the judge's list price."""
-
-    answer_list: Price | None = None
-    """The answering model's list price."""
-    judge_list: Price | None = None
-    """The judge's list price."""
-    batch: bool = False
-    """``--batch``: answers and draws' judge samples at the batch price."""
-
-    @property
-    def answer(self) -> Price | None:
-        """An answer call's price: the batch price with ``--batch``, the list price without."""
-        return batch_price(self.answer_list) if self.batch else self.answer_list
-
-    @property
-    def judge(self) -> Price | None:
-        """A draw's judge sample's price (the receipt's ``judge_overhead.price``): the batch price with ``--batch``,
-        the list price without.
-
-        >>> p = Price(input_per_mtok=1, output_per_mtok=5, source="t: j")
-        >>> q = Pricing(p, p, batch=True)
-        >>> q.judge.input_per_mtok, q.judge.source, q.unbatched_judge.input_per_mtok, q.unbatched_judge.source
-        (0.5, 't: j, batch API: half price', 1.0, 't: j')
-        """
-        return batch_price(self.judge_list) if self.batch else self.judge_list
-
-    @property
-    def unbatched_judge(self) -> Price | None:
-        """A judge call never sent through a batch (a canary's judge sample, a pairwise call): the list price."""
-        return self.judge_list
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +62,9 @@ class PlanSettings:
     """The skill's token estimate, sent with every with-skill answer."""
     carried: Mapping[str, int] = field(default_factory=dict)
     """By arm, draws per case carried from elsewhere (not drawn, so not called for)."""
+    carried_cases: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    """By case id, by arm, the draws that case carries, in place of ``carried`` for each case it names (a run that
+    carries a standing baseline: each case carries its reference arm's draws, or none)."""
     arms: tuple[str, ...] = ARM_ORDER
     """The arms each case draws: with ``--placebo`` the third, ``placebo``, which sends the skill's size too."""
     pairwise: bool = False
@@ -178,22 +75,36 @@ class PlanSettings:
     """How many judge samples of one draw one judge request can ask for (the judge lane's ``n``)."""
 
 
+def answer_worst(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
+    """The most one answer of ``arm`` can spend: its prompt (and the skill, or the placebo) + ``max_tokens``.
+
+    >>> s = PlanSettings(3, 10, 5, max_tokens=2048, judge_max_tokens=1024, skill=300)
+    >>> answer_worst(CaseSizes("c", prompt=100, judge_template=400), s, "with_skill").tokens  # 100 + 300 + 2048
+    2448
+    """
+    skill = settings.skill if arm != ArmName.BASELINE else 0  # the placebo is as long as the skill
+    return Spend(answer_input=sizes.prompt + skill, answer_output=settings.max_tokens)
+
+
+def sample_worst(sizes: CaseSizes, settings: PlanSettings) -> Spend:
+    """The most one judge sample of a draw can spend: the judge's template + the answer (≤ ``max_tokens``) +
+    ``judge_max_tokens``.
+
+    >>> sample_worst(CaseSizes("c", prompt=100, judge_template=400), PlanSettings(3, 10, 5, 2048, 1024)).tokens
+    3472
+    """
+    return Spend(judge_input=sizes.judge_template + settings.max_tokens, judge_output=settings.judge_max_tokens)
+
+
 def draw_worst(sizes: CaseSizes, settings: PlanSettings, arm: str) -> Spend:
-    """The most one draw of ``arm`` can spend: its answer's prompt + ``max_tokens``, and each judge sample's
-    template + the answer (≤ ``max_tokens``) + ``judge_max_tokens``.
+    """The most one draw of ``arm`` can spend: its answer (`answer_worst`) and each of its judge samples
+    (`sample_worst`).
 
     >>> s = PlanSettings(3, 10, 5, max_tokens=2048, judge_max_tokens=1024, skill=300)
     >>> draw_worst(CaseSizes("c", prompt=100, judge_template=400), s, "with_skill").tokens  # 2448 + 5 × 3472
     19808
     """
-    skill = settings.skill if arm != ArmName.BASELINE else 0  # the placebo is as long as the skill
-    samples = settings.judge_samples
-    drawn = Spend(
-        answer_input=sizes.prompt + skill,
-        answer_output=settings.max_tokens,
-        judge_input=samples * (sizes.judge_template + settings.max_tokens),
-        judge_output=samples * settings.judge_max_tokens,
-    )
+    drawn = answer_worst(sizes, settings, arm) + sample_worst(sizes, settings).times(settings.judge_samples)
     # each with-skill draw makes at most one pair: its worst case reserves the pair's two calls
     return drawn + pair_worst(sizes, settings) if arm == ArmName.WITH_SKILL and settings.pairwise else drawn
 
@@ -271,19 +182,30 @@ class Plan:
     """How many canaries ``canaries`` judges (each ``settings.judge_samples`` times)."""
 
 
-def arm_draws(settings: PlanSettings, arm: str) -> Range:
-    """Draws a case's arm makes: the rule's bounds less what is carried, never below 0.
+def carried_draws(settings: PlanSettings, arm: str, case: str | None = None) -> int:
+    """The draws case ``case``'s ``arm`` carries (`PlanSettings.carried_cases`, else `PlanSettings.carried`).
+
+    >>> s = PlanSettings(3, 10, 5, 2048, 1024, carried_cases={"a": {"baseline": 4}})
+    >>> carried_draws(s, "baseline", "a"), carried_draws(s, "baseline", "b")
+    (4, 0)
+    """
+    named = settings.carried_cases.get(case) if case is not None else None
+    return (named if named is not None else settings.carried).get(arm, 0)
+
+
+def arm_draws(settings: PlanSettings, arm: str, case: str | None = None) -> Range:
+    """Draws case ``case``'s arm makes: the rule's bounds less what it carries, never below 0.
 
     >>> arm_draws(PlanSettings(3, 10, 5, 2048, 1024, carried={"baseline": 4}), "baseline")
     Range(low=0, high=6)
     """
-    carried = settings.carried.get(arm, 0)
+    carried = carried_draws(settings, arm, case)
     return Range(max(0, settings.min_draws - carried), max(0, settings.max_draws - carried))
 
 
 def plan_case(sizes: CaseSizes, settings: PlanSettings, prices: Pricing) -> CasePlan:
     """One case's plan: per arm, the fewest draws at their floor to the most draws at their worst case."""
-    draws = {arm: arm_draws(settings, arm) for arm in settings.arms}
+    draws = {arm: arm_draws(settings, arm, sizes.id) for arm in settings.arms}
     per_draw = 1 + settings.judge_samples
     low = sum((draw_floor(sizes, settings, a, int(draws[a].low or 0)) for a in settings.arms), Spend())
     high = sum((draw_worst(sizes, settings, a).times(int(draws[a].high or 0)) for a in settings.arms), Spend())
@@ -366,15 +288,25 @@ class Afforded:
 
 
 def afford(
-    budget: Budget, prices: Pricing, committed: Spend, wants: Mapping[str, int], worst: Mapping[str, Spend]
+    budget: Budget,
+    prices: Pricing,
+    committed: Spend,
+    wants: Mapping[str, int],
+    worst: Mapping[str, Spend],
+    settled: Spend | None = None,
 ) -> Afforded:
     """Start the draws a round asks for, arms taking turns, while each draw's worst case still fits the budget;
-    the first that does not fit stops the round (no later draw of it starts either).
+    the first that does not fit stops the round (no later draw of it starts either). ``settled``: what the run
+    has spent by the usage the provider reported for the calls that came back (their worst case where it reported
+    none) and the worst case of the rest; each draw must fit beside it too.
 
     >>> w = {"with_skill": Spend(0, 40), "baseline": Spend(0, 30)}
     >>> a = afford(Budget(tokens=100), Pricing(), Spend(), {"with_skill": 2, "baseline": 2}, w)
     >>> dict(a.take), a.committed.tokens, a.refused.tokens  # 40 + 30 fits, + 40 = 110 does not
     ({'with_skill': 1, 'baseline': 1}, 70, 70)
+    >>> a = afford(Budget(tokens=100), Pricing(), Spend(), {"with_skill": 2, "baseline": 2}, w, Spend(0, 50))
+    >>> dict(a.take), a.refused.tokens  # reported 50 + 40 fits, + 30 = 120 does not
+    ({'with_skill': 1, 'baseline': 0}, 100)
     """
     order = [*ARM_ORDER, *(arm for arm in wants if arm not in ARM_ORDER)]  # a placebo arm takes the third turn
     take = dict.fromkeys(order, 0)
@@ -384,8 +316,12 @@ def afford(
         for arm in order:
             if turn >= wants.get(arm, 0):
                 continue
-            if not stopped and budget.fits(committed + worst[arm], prices):
+            fits = budget.fits(committed + worst[arm], prices)
+            if fits and settled is not None:
+                fits = budget.fits(settled + worst[arm], prices)
+            if not stopped and fits:
                 committed += worst[arm]
+                settled = None if settled is None else settled + worst[arm]
                 take[arm] += 1
             else:
                 stopped = True

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from driftproof.core.models import Price, RunBudget
-from driftproof.core.plan import Budget, CasePlan, Plan, Pricing, Range, Spend
+from driftproof.core.plan import Budget, CasePlan, Plan, PlanSettings, Pricing, Range, Spend, carried_draws
 
 #: ``cases[].stop_reason`` of a case the budget stopped (``--budget`` or ``--budget-usd``); it reads underpowered.
 STOPPED_AT_BUDGET = "stopped at the token budget"
@@ -36,14 +36,51 @@ def usd_text(value: float | int | None) -> str:
 
 
 def _range(r: Range, unit: str, money: bool = False) -> str:
-    """A range as the plan prints it; one figure when both ends are the same (the canaries' calls, fixed draws).
+    """A range as the plan prints it; one figure when both ends are the same (the canaries' calls, fixed draws),
+    the unit singular for one.
 
-    >>> _range(Range(20, 20), "calls"), _range(Range(36, 120), "calls")
-    ('20 calls', '36 to 120 calls')
+    >>> _range(Range(20, 20), "calls"), _range(Range(36, 120), "calls"), _range(Range(1, 1), "draws")
+    ('20 calls', '36 to 120 calls', '1 draw')
     """
     if money:
         return f"{usd_text(r.low)} to {usd_text(r.high)}" if r.high is not None else "no dollar figure"
-    return f"{r.low:,} {unit}" if r.low == r.high else f"{r.low:,} to {r.high:,} {unit}"
+    if r.low == r.high:
+        return f"{r.low:,} {unit[:-1] if r.low == 1 and unit.endswith('s') else unit}"
+    return f"{r.low:,} to {r.high:,} {unit}"
+
+
+def _counted(n: int, noun: str) -> str:
+    """``n`` of ``noun``, singular for one.
+
+    >>> _counted(1, "judge sample"), _counted(5, "judge sample")
+    ('1 judge sample', '5 judge samples')
+    """
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def carried_text(plan: Plan) -> str:
+    """What the plan's cases carry rather than draw, per arm: the same number in every case, or the numbers and
+    how many cases carry them (a run whose reference's baseline stands in some cases only).
+
+    >>> from driftproof.core.plan import CaseSizes, PlanSettings, plan_suite
+    >>> s = PlanSettings(2, 4, 3, 100, 1024, carried_cases={"a": {"baseline": 4}})
+    >>> carried_text(plan_suite([CaseSizes("a", 10, 40), CaseSizes("b", 10, 40)], s, Pricing()))
+    ' (carried per case, not drawn: baseline 4 in 1 of 2 cases)'
+    """
+    s = plan.settings
+    ids = [c.id for c in plan.cases]
+    parts = []
+    for arm in s.arms:
+        counts = [carried_draws(s, arm, i) for i in ids]
+        held = [n for n in counts if n]
+        if not held:
+            continue
+        if len(held) == len(counts) and min(held) == max(held):
+            parts.append(f"{arm} {held[0]}")
+        else:
+            amount = f"{min(held)}" if min(held) == max(held) else f"{min(held)} to {max(held)}"
+            parts.append(f"{arm} {amount} in {len(held)} of {len(counts)} cases")
+    return f" (carried per case, not drawn: {', '.join(parts)})" if parts else ""
 
 
 def plan_head(plan: Plan, cases: int) -> str:
@@ -53,18 +90,19 @@ def plan_head(plan: Plan, cases: int) -> str:
     >>> p = plan_suite([CaseSizes("a", 10, 40)], PlanSettings(3, 10, 5, 2048, 1024), Pricing())
     >>> plan_head(p, 1)
     'plan: 1 case × 2 arms × 3 to 10 draws × (1 answer + 5 judge samples): at least 36, at most 120 calls'
+    >>> plan_head(plan_suite([CaseSizes("a", 10, 40)], PlanSettings(1, 1, 1000, 2048, 1024), Pricing()), 1)
+    'plan: 1 case × 2 arms × 1 draw × (1 answer + 1,000 judge samples): at least 2,002, at most 2,002 calls'
     """
     s = plan.settings
-    carried = [f"{arm} {s.carried[arm]}" for arm in s.arms if s.carried.get(arm)]
-    also = f" (carried per case, not drawn: {', '.join(carried)})" if carried else ""
+    also = carried_text(plan)
     also += " + 2 pairwise calls per draw pair" if s.pairwise else ""
     if plan.canaries is not None:
-        also += f" + {plan.canary_count} canaries × {s.judge_samples} judge samples"
+        also += f" + {plan.canary_count} canaries × {_counted(s.judge_samples, 'judge sample')}"
     draws = _range(Range(s.min_draws, s.max_draws), "draws")
     return (
         f"plan: {cases} case{'' if cases == 1 else 's'} × {len(s.arms)} arms × {draws} × (1 answer + "
-        f"{s.judge_samples} judge samples){also}: at least {plan.total.calls.low}, at most "
-        f"{plan.total.calls.high} calls"
+        f"{_counted(s.judge_samples, 'judge sample')}){also}: at least {plan.total.calls.low:,}, at most "
+        f"{plan.total.calls.high:,} calls"
     )
 
 
@@ -96,7 +134,8 @@ def canaries_line(plan: Plan) -> str | None:
     if plan.canaries is None:
         return None
     line = case_line(plan.canaries)
-    return f"{line} ({plan.canary_count} × {plan.settings.judge_samples} judge samples, before the first draw)"
+    samples = _counted(plan.settings.judge_samples, "judge sample")
+    return f"{line} ({plan.canary_count} × {samples}, before the first draw)"
 
 
 def no_price_line(model: str | None, role: str) -> str:
@@ -169,6 +208,25 @@ def budget_needed_line(stopped: int, budget: Budget, needed_tokens: int, needed_
     )
 
 
+def budget_passed_line(budget: Budget, spent_tokens: int, spent_usd: float | None, estimated: int) -> str:
+    """What a run says when the usage the provider reported took it past its budget: the estimate of a prompt,
+    ceil(chars / 4), is not an upper bound on what a tokenizer counts, and the calls under way when it showed had
+    started on the estimate.
+
+    >>> print(budget_passed_line(Budget(tokens=20_000), 21_536, None, 16_388))
+    budget: past the budget (20,000 tokens): the provider reported 21,536 tokens for the calls made (their worst \
+case by the estimates: 16,388); a prompt's estimate, ceil(chars / 4), is not an upper bound on the tokens a \
+provider counts, and the calls under way had started on it
+    """
+    usd = f", {usd_text(spent_usd)}" if spent_usd is not None and budget.usd is not None else ""
+    given = _given(budget.tokens, budget.usd)
+    return (
+        f"budget: past the budget ({given}): the provider reported {spent_tokens:,} tokens{usd} for the "
+        f"calls made (their worst case by the estimates: {estimated:,}); a prompt's estimate, ceil(chars / 4), is "
+        "not an upper bound on the tokens a provider counts, and the calls under way had started on it"
+    )
+
+
 def canaries_over_budget(
     count: int, samples: int, judge_max_tokens: int, budget: Budget, worst: Spend, prices: Pricing
 ) -> str:
@@ -188,6 +246,26 @@ raise --budget, or skip the canaries with --no-canaries'
         f"{flag}: the {count} judge-anchor canaries × {samples} judge samples need up to {need} at their worst "
         f"case (each judge sample its prompt + {judge_max_tokens} output tokens), judged before the first draw; "
         f"the budget is {given}: raise {flag}, or skip the canaries with --no-canaries"
+    )
+
+
+def draw_over_budget(
+    flag: str, given: str, draw: tuple[str, int], need: str, least: str, canaries: str | None = None
+) -> str:
+    """Why a run is refused before any call: the budget cannot start even its cheapest first draw (``draw``: its
+    case id and judge samples), beside the judge-anchor canaries' worst case (``canaries``) when it judges some.
+
+    >>> draw_over_budget("--budget", "5,000 tokens", ("a", 2), "4,129 tokens", "9,045 tokens", "4,916 tokens")
+    "--budget: the budget (5,000 tokens) cannot start a single draw, so the run would make no call: the least a draw \
+needs is 4,129 tokens at its worst case (case a's with-skill answer and its 2 judge samples), beside the 4,916 tokens \
+the judge-anchor canaries are reserved; raise --budget to at least 9,045 tokens"
+    """
+    case, samples = draw
+    beside = f", beside the {canaries} the judge-anchor canaries are reserved" if canaries is not None else ""
+    return (
+        f"{flag}: the budget ({given}) cannot start a single draw, so the run would make no call: the least a draw "
+        f"needs is {need} at its worst case (case {case}'s with-skill answer and its "
+        f"{_counted(samples, 'judge sample')}){beside}; raise {flag} to at least {least}"
     )
 
 
@@ -250,9 +328,18 @@ def _range_json(r: Range) -> dict[str, int | float | None]:
     return {"min": r.low, "max": r.high}
 
 
-def _case_json(c: CasePlan) -> dict[str, Any]:
+def _uniform(plan: Plan, arm: str) -> int | None:
+    """The draws every case of the plan carries in ``arm``; ``None`` when cases carry different numbers (each case's
+    ``carried`` says)."""
+    counts = {carried_draws(plan.settings, arm, c.id) for c in plan.cases} or {carried_draws(plan.settings, arm)}
+    return counts.pop() if len(counts) == 1 else None
+
+
+def _case_json(c: CasePlan, settings: PlanSettings | None = None) -> dict[str, Any]:
+    carried = {} if settings is None else {"carried": {arm: carried_draws(settings, arm, c.id) for arm in c.draws}}
     return {
         "id": c.id,
+        **carried,
         "draws": {arm: _range_json(c.draws[arm]) for arm in c.draws},
         "calls": _range_json(c.calls),
         "tokens": _range_json(c.tokens),
@@ -281,11 +368,11 @@ def plan_json(
             "max_tokens": s.max_tokens,
             "judge_max_tokens": s.judge_max_tokens,
             "skill_tokens": s.skill,
-            "carried": {arm: s.carried.get(arm, 0) for arm in s.arms},
+            "carried": {arm: _uniform(plan, arm) for arm in s.arms},
             "arms": list(s.arms),
             "pairwise": s.pairwise,
         },
-        "cases": [_case_json(c) for c in plan.cases],
+        "cases": [_case_json(c, s) for c in plan.cases],
         "canaries": None
         if plan.canaries is None
         else {

@@ -13,6 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from driftproof.core.bands import mean, sample_sd
+from driftproof.core.breakdown_sentences import missing_evidence
+from driftproof.core.budget_reading import CALLS as CALLS
+from driftproof.core.budget_reading import at_budget as at_budget
 from driftproof.core.budget_reading import budget_reason, stopped_before_a_draw
 from driftproof.core.canaries import drift_mark
 from driftproof.core.compare import ArmEvidence, Comparison, compare
@@ -20,7 +23,6 @@ from driftproof.core.economics import CHARS_PER_TOKEN
 from driftproof.core.fired import FiredCount, arm_fired
 from driftproof.core.import_sentences import NOT_REGRADABLE_AGGREGATES, NOT_REGRADABLE_DECLARED
 from driftproof.core.models import Arm, Case, Receipt
-from driftproof.core.plan_sentences import STOPPED_AT_BUDGET
 from driftproof.core.sentences import (
     AGGREGATES_ONLY,
     AGGREGATES_ONLY_SHORT,
@@ -37,7 +39,6 @@ from driftproof.core.shard_sentences import shard_no_verdict, shard_short
 from driftproof.core.wide_band import WideBand, wide_band
 from driftproof.core.words import BandSource, CaseVerdict, DrawStatus, Outcome, Status, Verification
 
-CALLS = (CaseVerdict.IMPROVED, CaseVerdict.REGRESSED)
 _MEASURED = DrawStatus.MEASURED.value
 
 
@@ -326,14 +327,33 @@ class ReceiptReading:
     verdict; ``None`` when the judge held or the receipt has no canaries."""
     canaries: str | None = None
     """The receipt's canaries finding with its figures; ``None`` without canaries."""
+    lift_reason: str | None = None
+    """Why ``lift`` is ``None`` when a case arm records no draw (`missing_arm`); ``None`` otherwise."""
+
+
+def missing_arm(cases: Sequence[Case]) -> str | None:
+    """Why a receipt has no suite lift: a case arm that records no draw at all (a case the budget never let
+    draw), which the lift cannot leave out unannounced; ``None`` when every arm records one. The headline lift and
+    the lift breakdown both ask it.
+
+    >>> missing_arm([])
+    """
+    for case in cases:
+        for arm, words in ((case.with_skill, "with-skill"), (case.baseline, "baseline")):
+            if not arm.draws:
+                return missing_evidence(case.id, words)
+    return None
 
 
 def lift_of(
     cases: Sequence[Case], arms: Iterable[tuple[ArmEvidence, ArmEvidence]] | None = None
 ) -> tuple[float | None, float | None]:
     """Lift = mean over included cases of (m_with − m_base), each case weighted equally; and the sd of
-    the per-case differences (context). A case is included when both arms measured a draw. ``arms``: each
-    case's (with_skill, baseline) `evidence`, when the caller has it already."""
+    the per-case differences (context). A case is included when both arms measured a draw; none is given when
+    an arm of any case records no draw (`missing_arm`). ``arms``: each case's (with_skill, baseline) `evidence`,
+    when the caller has it already."""
+    if missing_arm(cases) is not None:
+        return None, None
     deltas = []
     pairs = arms if arms is not None else ((evidence(c.with_skill), evidence(c.baseline)) for c in cases)
     for w, b in pairs:
@@ -342,19 +362,6 @@ def lift_of(
     if not deltas:
         return None, None
     return mean(deltas), sample_sd(deltas)
-
-
-def at_budget(comparison: Comparison, stop_reason: str | None) -> Comparison:
-    """A case the budget stopped reads underpowered, whatever its draws show: the stopping rule wanted more.
-
-    >>> from driftproof.core.compare import ArmEvidence
-    >>> moved = compare(ArmEvidence((0.8, 0.85, 0.9)), ArmEvidence((0.1, 0.15, 0.2)))
-    >>> at_budget(moved, STOPPED_AT_BUDGET).verdict, at_budget(moved, None).verdict
-    (<CaseVerdict.UNDERPOWERED: 'underpowered'>, <CaseVerdict.IMPROVED: 'improved'>)
-    """
-    if stop_reason != STOPPED_AT_BUDGET:
-        return comparison
-    return replace(comparison, verdict=CaseVerdict.UNDERPOWERED, reason=STOPPED_AT_BUDGET)
 
 
 def read_receipt(receipt: Receipt) -> ReceiptReading:
@@ -401,4 +408,5 @@ def read_receipt(receipt: Receipt) -> ReceiptReading:
         skill_name=skill_name(receipt),
         judge_drift=drift_mark(receipt.canaries),
         canaries=receipt.canaries.sentence if receipt.canaries is not None else None,
+        lift_reason=None if aggregates else missing_arm(receipt.cases),
     )

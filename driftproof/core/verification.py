@@ -18,6 +18,9 @@ from driftproof.core.carry_sentences import CARRIED_ONLY
 from driftproof.core.plan_sentences import EVERY_CASE_AT_BUDGET
 from driftproof.core.words import Provider, Verification
 
+CANARIES_ONLY = "no judge sample of a draw was returned: the judge-anchor canaries' alone never make a receipt TESTED"
+"""Why a receipt whose only returned judge samples are the canaries' is not TESTED (every draw lost, say)."""
+
 
 def verify(
     preset: str | None,
@@ -27,6 +30,7 @@ def verify(
     mismatch: str | None = None,
     carried: int = 0,
     budget_stopped: bool = False,
+    drawn: int | None = None,
 ) -> tuple[Verification, str | None]:
     """The level of a run and why it is not ``TESTED``.
 
@@ -43,6 +47,12 @@ def verify(
     'every judge sample was carried from another receipt: a carried arm never makes a receipt TESTED on its own'
     >>> verify(None, "anthropic", "anthropic", [], carried=5, budget_stopped=True)[1]
     'every case stopped at the token budget before a draw of this run returned a judge sample'
+
+    ``drawn`` counts, of ``samples_match``, the samples of this run's draws (the rest are the judge-anchor
+    canaries'); when it is 0 the canaries alone never make a receipt ``TESTED``: nothing it measured was judged.
+
+    >>> verify(None, "anthropic", "anthropic", [True, True], drawn=0)[1]
+    "no judge sample of a draw was returned: the judge-anchor canaries' alone never make a receipt TESTED"
     """
     if preset is not None:
         return Verification.UNVERIFIED, f"smoke run (preset {preset})"
@@ -56,6 +66,10 @@ def verify(
         return Verification.UNVERIFIED, EVERY_CASE_AT_BUDGET
     if not samples_match:
         return Verification.UNVERIFIED, CARRIED_ONLY if carried else "no judge sample was returned"
+    if drawn == 0:  # the canaries' samples came back, none of a draw's
+        if budget_stopped:
+            return Verification.UNVERIFIED, EVERY_CASE_AT_BUDGET
+        return Verification.UNVERIFIED, CARRIED_ONLY if carried else CANARIES_ONLY
     if not all(samples_match):
         return Verification.UNVERIFIED, mismatch or "a judge sample reported another judge than the requested one"
     return Verification.TESTED, None

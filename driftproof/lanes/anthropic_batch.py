@@ -1,9 +1,10 @@
 """Anthropic Message Batches (``--batch``): many requests as one batch, polled until it ends, read back by custom_id.
 
 `submit` is one HTTP request (``POST /v1/messages/batches``), `ended` one (``GET …/{id}``), `results` two (the
-SDK reads the batch again for its ``results_url``, then the JSONL). Every item's reply becomes the `Generation`
-an ordinary call would have returned; an item that errored, expired or was canceled comes back with ``error``
-set, so the runner records a lost draw (or an invalid judge sample) with its reason, as for a failed call.
+SDK reads the batch again for its ``results_url``, then the JSONL; a failed read is retried whole, and counts the
+requests it made: one when the batch's read failed, two when the JSONL's did). Every item's reply becomes the
+`Generation` an ordinary call would have returned; an item that errored, expired or was canceled comes back with
+``error`` set, so the runner records a lost draw (or an invalid judge sample) with its reason, as for a failed call.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 
 from driftproof.credentials import redact
 from driftproof.lanes.anthropic_api import AnthropicApiLane, generation_of
-from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest
-from driftproof.lanes.batch_api import NOT_RETURNED, Read, Submitted, failed, missing
+from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest, RetryPolicy
+from driftproof.lanes.batch_api import NOT_RETURNED, BatchRequests, failed, missing
 
 __all__ = ["NOT_RETURNED", "AnthropicBatches", "ended", "failed", "results", "submit"]
 
@@ -26,21 +27,38 @@ class AnthropicBatches:
 
     lane: AnthropicApiLane
 
-    def submit(self, items: Mapping[str, GenerationRequest]) -> Submitted:
+    def submit(self, send: BatchRequests, items: Mapping[str, GenerationRequest]) -> str:
         """Create one batch (``POST /v1/messages/batches``)."""
-        return Submitted(submit(self.lane, items), 1)
+        return send(lambda: submit(self.lane, items))
 
-    def ended(self, batch_id: str) -> bool:
+    def ended(self, send: BatchRequests, batch_id: str) -> bool:
         """Whether its ``processing_status`` is ``ended``."""
-        return ended(self.lane, batch_id)
+        return send(lambda: ended(self.lane, batch_id))
 
-    def results(self, batch_id: str, custom_ids: Sequence[str]) -> Read:
+    def results(self, send: BatchRequests, batch_id: str, custom_ids: Sequence[str]) -> dict[str, Generation]:
         """Its results (the SDK reads the batch again for its ``results_url``, then the JSONL)."""
-        return Read(results(self.lane, batch_id, custom_ids), 2)
+        return send(lambda: results(self.lane, batch_id, custom_ids), requests=2, made=results_requests_made)
 
     def classify(self, exc: BaseException) -> AttemptFailure:
         """As the lane classifies an exception of one request."""
         return self.lane.classify(exc)
+
+    def policy(self) -> RetryPolicy:
+        """The lane's retry policy."""
+        return self.lane.retry_policy()
+
+
+def results_requests_made(exc: BaseException) -> int:
+    """The HTTP requests a failed read of a batch's results made: two when the JSONL's request failed (the
+    exception's request is the ``…/results`` one), else one (the read of the batch before it).
+
+    >>> results_requests_made(ValueError("no request"))
+    1
+    """
+    request = getattr(exc, "request", None)
+    url = getattr(request, "url", None)
+    path = getattr(url, "path", "")
+    return 2 if isinstance(path, str) and path.rstrip("/").endswith("/results") else 1
 
 
 def submit(lane: AnthropicApiLane, items: Mapping[str, GenerationRequest]) -> str:

@@ -102,6 +102,10 @@ class ApiLane(Lane):
         """Seconds one attempt may take, connect to last byte."""
         return self._timeout_s
 
+    def retry_policy(self) -> RetryPolicy:
+        """How each call is retried (``--max-retries``); each request of a batch (``--batch``) is retried by it too."""
+        return self._policy
+
     def endpoint(self) -> str:
         """The base URL every call goes to, the vendor default included."""
         return str(self._client.base_url).rstrip("/")

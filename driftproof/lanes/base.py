@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from driftproof.core.defaults import DEFAULTS
@@ -24,6 +24,7 @@ from driftproof.core.models import CapturedFileRecord, Harness, SideCall, Usage
 from driftproof.core.words import Provider, Surface
 
 Purpose = Literal["answer", "judge"]
+T = TypeVar("T")
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
 
@@ -283,28 +284,55 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
     return None
 
 
-def with_retries(
-    call: Callable[[], Generation],
+@dataclass(frozen=True, slots=True)
+class Retried(Generic[T]):
+    """What `retried` came back with: the call's value, or its last failure and the words for it; and the
+    endpoint attempts made."""
+
+    value: T | None
+    attempts: int
+    failure: AttemptFailure | None = None
+    error: str | None = None
+    """The last failure's reason, with how many attempts it took and why no more were made."""
+
+
+def retried(
+    call: Callable[[], T],
     classify: Callable[[BaseException], AttemptFailure],
     policy: RetryPolicy,
     *,
     sleep: Callable[[float], None] = time.sleep,
     rng: random.Random | None = None,
-) -> Generation:
-    """Run ``call`` until it succeeds, fails for good, or runs out of retries or of time to wait.
+) -> Retried[T]:
+    """Run ``call`` until it returns, fails for good, or runs out of retries or of time to wait: the one retry
+    loop, for a lane's call (`with_retries`) and for each request of a batch (`driftproof.lanes.batch_api`).
 
-    ``classify`` maps an exception from one attempt to an ``AttemptFailure``; anything it marks not
-    retryable ends the call at once. A retry whose wait would take the call past the policy's
-    ``max_total_wait_s`` is not made, and the error says so (with what ``retry-after`` asked for).
-    The result's ``attempts`` counts every endpoint attempt.
+    ``classify`` maps an exception from one attempt to an ``AttemptFailure``; anything it marks not retryable
+    ends the call at once. A retry whose wait would take the call past the policy's ``max_total_wait_s`` is not
+    made, and the error says so (with what ``retry-after`` asked for).
+
+    >>> failure = AttemptFailure(retryable=True, reason="529 overloaded_error: Overloaded", retry_after_s=0)
+    >>> calls = iter([OSError(), OSError(), "ok"])
+    >>> def call() -> str:
+    ...     got = next(calls)
+    ...     if isinstance(got, Exception):
+    ...         raise got
+    ...     return got
+    >>> got = retried(call, lambda exc: failure, RetryPolicy(max_retries=4), sleep=lambda s: None)
+    >>> got.value, got.attempts
+    ('ok', 3)
+    >>> calls = iter([OSError(), "ok"])
+    >>> got = retried(call, lambda exc: failure, RetryPolicy(max_retries=0))
+    >>> got.value, got.attempts, got.error
+    (None, 1, '529 overloaded_error: Overloaded')
     """
     attempt = 0
     waited = 0.0
     while True:
         attempt += 1
         try:
-            result = call()
-        except Exception as exc:  # classified below; a lane never raises for a failed call
+            value = call()
+        except Exception as exc:  # classified below
             failure = classify(exc)
             stopped = ""
             if failure.retryable and attempt <= policy.max_retries:
@@ -315,14 +343,30 @@ def with_retries(
                     continue
                 stopped = _out_of_wait(failure.retry_after_s, policy)
             tail = f" after {attempt} attempts" if attempt > 1 else ""
-            return Generation(
-                text="",
-                attempts=attempt,
-                error=f"{failure.reason}{tail}{stopped}",
-                timed_out=failure.timed_out,
-                failure=failure,
-            )
-        return _with_attempts(result, attempt)
+            return Retried(None, attempt, failure, f"{failure.reason}{tail}{stopped}")
+        return Retried(value, attempt)
+
+
+def with_retries(
+    call: Callable[[], Generation],
+    classify: Callable[[BaseException], AttemptFailure],
+    policy: RetryPolicy,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    rng: random.Random | None = None,
+) -> Generation:
+    """Run ``call`` until it succeeds, fails for good, or runs out of retries or of time to wait (`retried`).
+
+    A lane never raises for a failed call: the failure comes back as a ``Generation`` with ``error`` set. The
+    result's ``attempts`` counts every endpoint attempt.
+    """
+    got = retried(call, classify, policy, sleep=sleep, rng=rng)
+    if got.failure is None:
+        assert got.value is not None  # a call that returned
+        return _with_attempts(got.value, got.attempts)
+    return Generation(
+        text="", attempts=got.attempts, error=got.error, timed_out=got.failure.timed_out, failure=got.failure
+    )
 
 
 def _out_of_wait(retry_after_s: float | None, policy: RetryPolicy) -> str:

@@ -1,10 +1,11 @@
 """The OpenAI Batch API (``--batch``): Chat Completions requests as one uploaded file, polled, read back by custom_id.
 
-`OpenAIBatches.submit` is two HTTP requests: the JSONL upload (``POST /v1/files``, ``purpose=batch``; each line
-``{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body"}``, the body the OpenAI lane sends) and
-the create (``POST /v1/batches``, ``completion_window: 24h``). `ended` is one (``GET /v1/batches/{id}``): a batch
-has ended once it is ``completed``, ``failed``, ``expired`` or ``cancelled``. `results` reads the batch's output
-file and its error file (``GET /v1/files/{id}/content``), one request each that exists.
+`OpenAIBatches.submit` is two HTTP requests, each retried on its own: the JSONL upload (``POST /v1/files``,
+``purpose=batch``; each line ``{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body"}``, the body
+the OpenAI lane sends) and the create (``POST /v1/batches``, ``completion_window: 24h``). `ended` is one
+(``GET /v1/batches/{id}``): a batch has ended once it is ``completed``, ``failed``, ``expired`` or ``cancelled``.
+`results` reads the batch's output file and its error file (``GET /v1/files/{id}/content``), one request each that
+exists.
 
 Every output line's ``response.body`` is a Chat Completions object, read as the lane reads a reply (text,
 model, usage with ``cached_tokens``; the request id is the line's ``response.request_id``). A line that errored
@@ -21,8 +22,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 from driftproof.credentials import redact
-from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest
-from driftproof.lanes.batch_api import Read, Submitted, failed, missing
+from driftproof.lanes.base import AttemptFailure, FailureKind, Generation, GenerationRequest, RetryPolicy
+from driftproof.lanes.batch_api import BatchRequests, failed, missing
 from driftproof.lanes.failures import UnreadableReply, one_line, status_reason
 from driftproof.lanes.openai_api import OpenAIApiLane, generation_of
 
@@ -45,8 +46,9 @@ class OpenAIBatches:
     _seen: dict[str, Any] = field(default_factory=dict)
     """The last ``Batch`` each poll read, by id: its file ids are read from it."""
 
-    def submit(self, items: Mapping[str, GenerationRequest]) -> Submitted:
-        """Upload the requests as JSONL, then create the batch from the file."""
+    def submit(self, send: BatchRequests, items: Mapping[str, GenerationRequest]) -> str:
+        """Upload the requests as JSONL, then create the batch from the file (each request retried on its own: a
+        create that fails does not upload the file again)."""
         lines = [
             {
                 "custom_id": custom_id,
@@ -58,38 +60,50 @@ class OpenAIBatches:
         ]
         jsonl = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode()
         client = self.lane.client
-        upload = client.files.create(file=("driftproof-batch.jsonl", jsonl, "application/jsonl"), purpose="batch")
-        batch = client.batches.create(
-            input_file_id=upload.id, endpoint=CHAT_COMPLETIONS, completion_window=COMPLETION_WINDOW
+        upload = send(
+            lambda: client.files.create(file=("driftproof-batch.jsonl", jsonl, "application/jsonl"), purpose="batch")
         )
-        return Submitted(batch.id, 2)
+        batch = send(
+            lambda: client.batches.create(
+                input_file_id=upload.id, endpoint=CHAT_COMPLETIONS, completion_window=COMPLETION_WINDOW
+            )
+        )
+        return str(batch.id)
 
-    def ended(self, batch_id: str) -> bool:
+    def ended(self, send: BatchRequests, batch_id: str) -> bool:
         """Whether the batch's status is one it ends in."""
-        batch = self.lane.client.batches.retrieve(batch_id)
+        batch = send(lambda: self.lane.client.batches.retrieve(batch_id))
         self._seen[batch_id] = batch
         return batch.status in ENDED
 
-    def results(self, batch_id: str, custom_ids: Sequence[str]) -> Read:
-        """The output and error files joined on custom_id; a request in neither is a failed call."""
-        batch, http = self._seen.get(batch_id), 0
+    def results(self, send: BatchRequests, batch_id: str, custom_ids: Sequence[str]) -> dict[str, Generation]:
+        """The output and error files joined on custom_id (one request each that exists); a request in neither is a
+        failed call."""
+        batch = self._seen.get(batch_id)
         if batch is None:  # not polled by this object: read it first
-            batch, http = self.lane.client.batches.retrieve(batch_id), 1
+            batch = send(lambda: self.lane.client.batches.retrieve(batch_id))
         found: dict[str, Generation] = {}
         for file_id in (batch.output_file_id, batch.error_file_id):
             if not file_id:
                 continue
-            http += 1
-            for text in self.lane.client.files.content(file_id).text.splitlines():
+            for text in self._content(send, file_id).splitlines():
                 line = json.loads(text) if text.strip() else None
                 if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
                     found[line["custom_id"]] = self._line(line, batch_id)
         gone = _not_run(batch, batch_id)
-        return Read({custom_id: found.get(custom_id, gone) for custom_id in custom_ids}, http)
+        return {custom_id: found.get(custom_id, gone) for custom_id in custom_ids}
+
+    def _content(self, send: BatchRequests, file_id: str) -> str:
+        """One file's text (``GET /v1/files/{id}/content``)."""
+        return send(lambda: str(self.lane.client.files.content(file_id).text))
 
     def classify(self, exc: BaseException) -> AttemptFailure:
         """As the lane classifies an exception of one request."""
         return self.lane.classify(exc)
+
+    def policy(self) -> RetryPolicy:
+        """The lane's retry policy."""
+        return self.lane.retry_policy()
 
     def _line(self, line: Mapping[str, Any], batch_id: str) -> Generation:
         """One line of the output or error file: the reply, or why there is none."""

@@ -11,12 +11,13 @@ import pytest
 from driftproof import batch_runner
 from driftproof.cli import main
 from driftproof.core.reading import read_receipt
+from driftproof.errors import InputError, RunInterrupted, RunStopped
 from driftproof.plan_command import plan_for, plan_text
 from driftproof.run import RunOutcome, RunRequest, run_suite
 from tests.integration.test_run_loopback import JUDGE, env_for, responder
 from tests.integration.test_run_loopback import suite as suite  # the fixture
 from tests.support.batch_resume import cancel_then_resume
-from tests.support.fake_llm_script import FakeReply
+from tests.support.fake_llm_script import FakeReply, RecordedRequest
 from tests.support.fake_llm_server import ANTHROPIC_MESSAGES, FakeLLMServer
 from tests.support.fake_message_batches import BATCHES
 
@@ -28,14 +29,13 @@ def no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def request_of(suite: Path, server: FakeLLMServer, **kw: object) -> RunRequest:
     """2 draws per arm (both in the first round), 2 judge samples, through batches."""
-    settings: dict[str, object] = {"draws": 2, "max_draws": 2, "judge_samples": 2, **kw}
+    settings: dict[str, object] = {"draws": 2, "max_draws": 2, "judge_samples": 2, "batch": True, **kw}
     return RunRequest(
         suite=suite,
         provider="anthropic",
         model="claude-sonnet-4-6",
         judge_model=JUDGE,
         environ=env_for(server),
-        batch=True,
         **settings,  # type: ignore[arg-type]
     )
 
@@ -184,3 +184,143 @@ def test_polls_made_before_the_cancel_are_counted_after_resume(suite: Path, monk
     assert first == 3 and journal.count('"kind": "batch_poll"') == 2
     assert '{"kind": "batch_poll", "id": "msgbatch_fake0001", "http": 3}' in journal
     assert outcome.receipt.run.batch_ids == ["msgbatch_fake0001", "msgbatch_fake0002"]
+
+
+def recorded_sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Every wait the batch runner makes (polls, and retries of a batch request), recorded, none slept."""
+    slept: list[float] = []
+    monkeypatch.setattr(batch_runner.time, "sleep", slept.append)
+    return slept
+
+
+def test_a_transient_failure_of_a_batch_request_is_retried_and_the_batch_kept(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14 (probe #1): one 529 on a poll failed every item of a batch the provider had already run (and
+    billed), and the next round submitted it again. Each batch request is now retried by the run's policy."""
+    slept = recorded_sleeps(monkeypatch)
+    log = io.StringIO()
+    with FakeLLMServer(responder) as server:
+        server.batches.fail("create", FakeReply.error(500, message="internal", retry_after=0))
+        server.batches.fail(
+            "poll", FakeReply.error(529, message="Overloaded", error_type="overloaded_error", retry_after=2)
+        )
+        server.batches.fail("results", FakeReply.dropped())  # the JSONL read: the connection drops
+        outcome = run_suite(request_of(suite, server), progress_stream=log)
+        requests = [(r.method, r.path) for r in server.requests]
+        batches = server.batches.batches
+    r = outcome.receipt
+    # nothing lost, nothing submitted twice: the same two batches as a run without a failure
+    assert [len(b.custom_ids) for b in batches.values()] == [8, 16]
+    assert r.run.batch_ids == ["msgbatch_fake0001", "msgbatch_fake0002"]
+    assert all(d.status == "measured" for c in r.cases for d in (*c.with_skill.draws, *c.baseline.draws))
+    assert r.run.logical_calls == 8 + 16
+    # the answers' batch: create 500 + create = 2; poll 529 + poll (in progress) + poll (ended) = 3; results:
+    # retrieve + JSONL dropped (2), then retrieve + JSONL (2) = 4: 9. The judge batch as usual: 1 + 2 + 2 = 5
+    assert r.run.endpoint_attempts == 9 + 5 == len(requests) == 14
+    assert requests[:3] == [("POST", BATCHES), ("POST", BATCHES), ("GET", f"{BATCHES}/msgbatch_fake0001")]
+    # the create retried at once (retry-after 0), the poll after the 2 s retry-after asked, the results read
+    # after the policy's backoff (0.5 s × 0.75 to 1, no retry-after); polls at 0.001 s, doubling
+    assert slept[:4] == [0.0, 0.001, 2.0, 0.002]
+    assert 0.375 <= slept[4] <= 0.5
+    assert slept[5:] == [0.001, 0.002]
+    # a batch run says what it waits on: the batch id, once submitted
+    lines = [line for line in log.getvalue().splitlines() if line.startswith("batch: ")]
+    assert lines == [
+        "batch: msgbatch_fake0001 submitted (8 answer requests); waiting for it to end: first poll in 0 s, then at "
+        "twice the wait, up to 10 min (a batch may take up to 24 h)",
+        "batch: msgbatch_fake0002 submitted (16 judge requests); waiting for it to end: first poll in 0 s, then at "
+        "twice the wait, up to 10 min (a batch may take up to 24 h)",
+    ]
+
+
+def test_a_poll_that_fails_past_its_retries_fails_the_batch_items_naming_why(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorded_sleeps(monkeypatch)
+    with FakeLLMServer(responder) as server:
+        overloaded = FakeReply.error(529, message="Overloaded", error_type="overloaded_error", retry_after=0)
+        server.batches.fail("poll", overloaded, overloaded)  # --max-retries 1: two attempts, both 529
+        outcome = run(suite, server, max_retries=1, max_consecutive_failures=0)
+        requests = len(server.requests)
+    r = outcome.receipt
+    draws = [d for c in r.cases for d in (*c.with_skill.draws, *c.baseline.draws)]
+    assert [d.status for d in draws] == ["lost"] * 8
+    assert {d.lost_reason for d in draws} == {
+        "polling batch msgbatch_fake0001 failed: 529 overloaded_error: Overloaded after 2 attempts"
+    }
+    # the create 1 + two poll attempts 2 = 3 requests; max_draws 2 leaves no room for another round
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8, 3) and requests == 3
+
+
+def test_a_permanent_failure_of_a_batch_request_is_not_retried_and_stops_the_run(
+    suite: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recorded_sleeps(monkeypatch)
+    with FakeLLMServer(responder) as server:
+        server.batches.fail("create", FakeReply.error(401, message="invalid x-api-key"))
+        out = suite.parent / "r.json"
+        argv = ["run", str(suite), "--model", "claude-sonnet-4-6", "--judge-model", JUDGE, "--batch", "-o", str(out)]
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+        code = main([*argv, "--draws", "2", "--max-draws", "2", "--judge-samples", "2"])
+        requests = len(server.requests)
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists() and requests == 1  # a 401 is not retried
+    assert "creating the batch failed: 401 authentication_error: invalid x-api-key" in err
+
+
+def test_a_long_wait_between_polls_is_said_with_the_next_poll_time(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slept = recorded_sleeps(monkeypatch)
+    monkeypatch.setattr(batch_runner, "POLL_S", 30.0)
+    log = io.StringIO()
+    with FakeLLMServer(responder) as server:
+        server.batches.polls_in_progress = 3  # in progress at the 1st, 2nd and 3rd poll, ended at the 4th
+        run_suite(request_of(suite, server), progress_stream=log)
+    assert slept == [30.0, 60.0, 120.0, 240.0] * 2
+    lines = [line for line in log.getvalue().splitlines() if "still in progress" in line]
+    # before the 60 s, 120 s and 240 s waits: after 30, 30 + 60 = 90 and 90 + 120 = 210 s
+    pattern = r"batch: msgbatch_fake000[12] still in progress after (.*); next poll in (.*) \(at \d\d:\d\d:\d\d UTC\)"
+    import re
+
+    found = [re.fullmatch(pattern, line) for line in lines]
+    assert all(found) and len(found) == 6
+    assert [m.groups() for m in found[:3] if m] == [("30 s", "1 min"), ("1 min 30 s", "2 min"), ("3 min 30 s", "4 min")]
+
+
+def test_resume_refuses_a_journal_of_the_other_batch_setting(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 14 (probe #2): --batch changes the prices, the batch ids and the attempts a receipt records, so a
+    journal of a --batch run is not finished without it, nor one of a plain run with it."""
+    refusal = "this journal was made by a run with other settings, suite or skill; run without --resume"
+
+    def cancel(_s: float) -> None:
+        raise KeyboardInterrupt
+
+    with FakeLLMServer(responder) as server:
+        monkeypatch.setattr(batch_runner.time, "sleep", cancel)  # cancelled at its first wait: the batch journaled
+        with pytest.raises(RunInterrupted):
+            run(suite, server)
+        monkeypatch.undo()
+        journal = suite.parent / ".driftproof" / "receipt.json.journal"
+        assert '"kind": "batch"' in journal.read_text(encoding="utf-8")
+        with pytest.raises(InputError, match=refusal):
+            run(suite, server, batch=False, resume=True)
+        assert len(server.requests) == 1  # the create; nothing sent since
+        journal.unlink()
+
+        seen = 0
+
+        def refuse_after_two_draws(req: RecordedRequest) -> FakeReply:
+            nonlocal seen
+            seen += 1  # one call at a time, in the order asked: the 8 answers, then 2 judge samples each
+            return responder(req) if seen <= 8 + 2 * 2 else FakeReply.error(401, message="invalid x-api-key")
+
+        server.responder = refuse_after_two_draws
+        with pytest.raises(RunStopped):  # 2 finished draws kept in the journal
+            run(suite, server, batch=False, concurrency=1)
+        sent = len(server.requests)
+        with pytest.raises(InputError, match=refusal):
+            run(suite, server, resume=True)
+        assert len(server.requests) == sent

@@ -185,7 +185,7 @@ def test_plan_with_batch_prices_the_canaries_at_the_list_price(
     assert (unbatched["price"]["input_per_mtok"], unbatched["price"]["output_per_mtok"]) == (1, 5)
     assert main(["plan", str(suite), *PLAN_FLAGS, "--batch"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert "  canaries: 2 calls · ~375 to 2,423 tokens · $0.0004 to $0.0106 (2 × 1 judge samples, before the " \
+    assert "  canaries: 2 calls · ~375 to 2,423 tokens · $0.0004 to $0.0106 (2 × 1 judge sample, before the " \
         "first draw)" in out  # fmt: skip
     assert out[-1] == (
         "price of the judge claude-haiku-4-5 for the canary and pairwise calls, which are not batched: $1 in, $5 out "

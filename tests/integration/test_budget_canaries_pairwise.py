@@ -113,6 +113,29 @@ def test_canaries_that_alone_pass_the_budget_refuse_the_run_before_any_call(
     assert capsys.readouterr().err == err
 
 
+@pytest.mark.parametrize("command", ["run", "plan"])
+def test_a_budget_that_cannot_start_one_draw_beside_the_canaries_is_refused_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], calls: list[GenerationRequest], command: str
+) -> None:
+    """Issue 14 (probe #6): the canaries fit, then no draw did: the run spent the canary calls and wrote a TESTED
+    receipt of 0 draws. It is refused before any call, naming the least the budget needs: the canaries + one
+    with-skill draw (the first a round starts)."""
+    suite = make_suite(tmp_path)
+    w = Worst(suite)
+    out = tmp_path / "r.json"
+    least = w.canaries + w.with_skill
+    assert main([command, *run_args(suite, out, "--budget", str(least - 1))[1:]]) == 2
+    assert capsys.readouterr().err == (
+        f"driftproof: error: --budget: the budget ({least - 1:,} tokens) cannot start a single draw, so the run "
+        f"would make no call: the least a draw needs is {w.with_skill:,} tokens at its worst case (case a's "
+        f"with-skill answer and its 1 judge sample), beside the {w.canaries:,} tokens the judge-anchor canaries are "
+        f"reserved; raise --budget to at least {least:,} tokens\n"
+    )
+    assert calls == []  # no model call
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["SKILL.md", "suite.yaml"]  # nothing written
+    assert main([command, *run_args(suite, out, "--budget", str(least))[1:]]) == 0  # one draw fits: it runs
+
+
 def test_the_canaries_are_reserved_first_and_recorded(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], calls: list[GenerationRequest]
 ) -> None:
@@ -166,7 +189,8 @@ def test_property_no_call_takes_a_run_with_canaries_and_pairs_past_its_budget(
         suite = make_suite(Path(d))
         w = Worst(suite)
         with_share = w.with_skill + (w.pair if pairwise else 0)
-        budget = w.canaries + max(1, int(fraction * max_draws * (with_share + w.baseline)))
+        # below the canaries and one with-skill draw, the run is refused before any call (a test of its own)
+        budget = w.canaries + max(with_share, int(fraction * max_draws * (with_share + w.baseline)))
         calls.clear()
         request = RunRequest(suite=suite, provider="stub", out=Path(d) / "r.json", judge_samples=1, max_tokens=100,
                              draws=3, max_draws=max_draws, budget=budget,

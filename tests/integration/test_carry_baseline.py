@@ -69,7 +69,7 @@ def test_a_skill_only_pr_carries_every_baseline_arm_and_draws_only_the_with_skil
     )
     # 2 cases × 2 arms × 3 draws, less the 2 carried arms' 3 draws, × 2 calls = 12
     assert (
-        "plan: 2 cases × 2 arms × 3 draws × (1 answer + 1 judge samples) (carried per case, not drawn: baseline 3)"
+        "plan: 2 cases × 2 arms × 3 draws × (1 answer + 1 judge sample) (carried per case, not drawn: baseline 3)"
         in (err.err)
     )
     assert "done: 12/12 calls" in err.err  # the progress total leaves the carried draws out too
@@ -129,3 +129,68 @@ def test_the_diff_report_says_where_the_baseline_came_from(
     assert f"baseline carried from before ({seal[:12]}) for 2 of 2 cases: 6 draws reused, 0 drawn" in (
         capsys.readouterr().out
     )
+
+
+def test_plan_with_a_reference_counts_per_case_what_the_run_carries(
+    tmp_path: Path, main_receipt: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 14 (probe #4, #10): `plan --reference` planned both arms drawn, and a run that carried some cases only
+    planned none carried. Both now ask what the run carries (`run.carry_of`) and count it per case."""
+    _suite(tmp_path, {"b": "Write b, in French."})  # b's prompt changed: b's baseline is drawn, a's carried
+    (tmp_path / "SKILL.md").write_text("# Skill\nWrite well, and briefly.\n", encoding="utf-8")
+    suite = str(tmp_path / "suite.yaml")
+    assert main(["plan", suite, *FAST, "--reference", str(main_receipt)]) == 0
+    planned = capsys.readouterr().out.splitlines()
+    doc, _ = _pr(tmp_path, main_receipt)
+    printed = capsys.readouterr().err.splitlines()
+    seal = load_receipt(main_receipt).seal.sha256
+    # a: its with-skill arm, 3 draws (its baseline's 3 carried); b: both arms, 3 each: 9 draws × (1 answer + 1 judge
+    # sample) = 18 calls, at least and at most (3 to 3 draws); 24 with nothing carried
+    head = (
+        "plan: 2 cases × 2 arms × 3 draws × (1 answer + 1 judge sample) (carried per case, not drawn: baseline 3 "
+        "in 1 of 2 cases): at least 18, at most 18 calls"
+    )
+    carried = f"driftproof: carry: baseline carried from {main_receipt} ({seal[:12]}) for 1 of 2 cases (3 draws)"
+    assert planned[0].startswith(carried) and planned[2] == head
+    assert planned[0] in printed and planned[1] in printed and head in printed  # the lines the run prints first
+    assert planned[3].startswith("  a: 6 calls") and planned[4].startswith("  b: 12 calls")
+    assert doc["run"]["logical_calls"] == 18
+    assert main(["plan", suite, *FAST, "--reference", str(main_receipt), "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert [c["carried"] for c in plan["cases"]] == [{"with_skill": 0, "baseline": 3}, {"with_skill": 0, "baseline": 0}]
+    assert plan["settings"]["carried"] == {"with_skill": 0, "baseline": None}  # not the same in every case
+    assert plan["total"]["calls"] == {"min": 18, "max": 18}
+    # --no-carry-baseline plans both arms drawn, and builds no lane to ask
+    assert main(["plan", suite, *FAST, "--reference", str(main_receipt), "--no-carry-baseline"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("at least 24, at most 24 calls")
+
+
+def test_view_says_the_baseline_was_carried_and_the_drawn_count_is_every_baseline_draw_made(
+    tmp_path: Path, main_receipt: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 14 (probe #14): `view` never said a baseline was carried, and "0 drawn" left out the baseline draws of
+    the cases that carried nothing."""
+    _suite(tmp_path, {"b": "Write b, in French."})
+    _, pr = _pr(tmp_path, main_receipt)
+    err = capsys.readouterr().out
+    seal = load_receipt(main_receipt).seal.sha256
+    # a's 3 baseline draws reused; b's baseline drawn: 3 draws
+    assert "for 1 of 2 cases: 3 draws reused, 3 drawn" in err
+    assert main(["view", pr]) == 0
+    assert f"baseline carried from its reference ({seal[:12]}) for 1 of 2 cases: 3 draws reused, 3 drawn" in (
+        capsys.readouterr().out
+    )
+
+
+def test_plan_with_a_reference_and_no_key_says_why_it_builds_the_lanes(
+    tmp_path: Path, main_receipt: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    suite = str(tmp_path / "suite.yaml")
+    flags = ["--draws", "3", "--max-draws", "3", "--judge-samples", "1", "--reference", str(main_receipt)]
+    assert main(["plan", suite, "--model", "claude-sonnet-4-6", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("driftproof: error: --reference: to count the baseline a run would carry, plan builds")
+    assert err.rstrip().endswith("or add --no-carry-baseline to plan both arms drawn")
+    assert main(["plan", suite, "--model", "claude-sonnet-4-6", *flags, "--no-carry-baseline"]) == 0

@@ -1,4 +1,5 @@
-"""A real Ctrl-C: SIGINT to a running ``driftproof run`` leaves a journal and no receipt; --resume finishes it."""
+"""A real Ctrl-C: SIGINT to a running ``driftproof run`` leaves a journal and no receipt; --resume finishes it. A
+cancelled CI job's SIGTERM does the same, and says so (issue 14, probe #12: it ended the run without a word)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from driftproof.receipts import load_receipt
@@ -23,7 +25,8 @@ def responder(req: RecordedRequest) -> FakeReply:
     return FakeReply(text="fix(cart): return 0 for an empty cart")
 
 
-def test_sigint_then_resume(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_sigint_then_resume(tmp_path: Path, sig: signal.Signals) -> None:
     suite = tmp_path / "suite.yaml"
     cases = [{"id": f"c{i}", "prompt": f"Task {i}.", "rubric": "good"} for i in range(3)]
     (tmp_path / "SKILL.md").write_text("Use conventional commits.\n", encoding="utf-8")
@@ -55,10 +58,12 @@ def test_sigint_then_resume(tmp_path: Path) -> None:
             if journal.exists() and journal.read_text().count('"kind": "draw"') >= 2:
                 break
             time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, err
-        assert "add --resume to finish the run" in err and "Traceback" not in err
+        last = err.strip().splitlines()[-1]
+        assert last.startswith("driftproof: error: interrupted: ") and f"are kept in {journal}" in last
+        assert last.endswith("add --resume to finish the run") and "Traceback" not in err
         assert "done:" not in err  # an interrupted run does not say it is done (issue 8)
         assert not out.exists()
         entries = [json.loads(x) for x in journal.read_text().splitlines()[1:] if x.strip()]

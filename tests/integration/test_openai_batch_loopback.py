@@ -296,3 +296,26 @@ def test_a_batch_line_is_split_where_its_custom_id_would_pass_64_characters(suit
     receipt = outcome.receipt
     assert all(len(d.judge_samples) == 20 for c in receipt.cases for a in (c.with_skill, c.baseline) for d in a.draws)
     assert receipt.run.logical_calls == 80 * (1 + 20)  # each draw and each sample one logical call
+
+
+def test_each_request_of_an_openai_batch_is_retried_on_its_own(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 14 (probe #1): a failed upload, create or file read is retried by the run's policy; a create that
+    failed does not upload the file again, and the batch is read once it is made."""
+    slept: list[float] = []
+    monkeypatch.setattr(batch_runner.time, "sleep", slept.append)
+    with FakeLLMServer(responder) as server:
+        batches = server.openai_batches
+        batches.fail("upload", FakeReply.error(500, message="internal", retry_after=0))
+        batches.fail("create", FakeReply.error(429, message="slow down", retry_after=3))
+        batches.fail("content", FakeReply.error(503, message="unavailable", retry_after=0))
+        outcome = run(suite, server)
+        requests = [(r.method, r.path) for r in server.requests]
+    r = outcome.receipt
+    assert len(batches.files) == 2 + 2  # one input file per batch (not one per attempt), and the output files
+    assert r.run.batch_ids == ["batch_fake0001", "batch_fake0002"]
+    assert all(d.status == "measured" for c in r.cases for d in (*c.with_skill.draws, *c.baseline.draws))
+    # the answers' batch: upload 2, create 2, polls 2 (in progress, completed), output file 2 = 8; the judge batch
+    # as usual: upload, create, 2 polls, output file = 5
+    assert r.run.endpoint_attempts == 8 + 5 == len(requests)
+    assert requests[:4] == [("POST", FILES), ("POST", FILES), ("POST", OPENAI_BATCHES), ("POST", OPENAI_BATCHES)]
+    assert slept[:2] == [0.0, 3.0]  # each retry-after honoured

@@ -69,6 +69,22 @@ def test_budget_stops_the_case_records_it_and_says_what_was_needed(
     ) in err
 
 
+@pytest.mark.parametrize("command", ["run", "plan"])
+def test_a_budget_too_small_for_one_draw_is_refused_before_any_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """Issue 14 (probe #6): `--budget 100` made no call, wrote a receipt of no draw and exited 0."""
+    suite = make_suite(tmp_path)
+    w, _ = worst_cases(suite)
+    assert main([command, *run_args(suite, tmp_path / "r.json", "--budget", "100")[1:]]) == 2
+    assert capsys.readouterr().err == (
+        "driftproof: error: --budget: the budget (100 tokens) cannot start a single draw, so the run would make no "
+        f"call: the least a draw needs is {w:,} tokens at its worst case (case a's with-skill answer and its 1 judge "
+        f"sample); raise --budget to at least {w:,} tokens\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["SKILL.md", "suite.yaml"]  # nothing written
+
+
 def test_a_budget_the_worst_case_fits_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     suite = make_suite(tmp_path)
     w, b = worst_cases(suite)
@@ -86,7 +102,7 @@ def test_property_no_run_commits_past_its_budget(fraction: float, max_draws: int
     with tempfile.TemporaryDirectory() as d:
         suite = make_suite(Path(d))
         w, b = worst_cases(suite)
-        budget = max(1, int(fraction * max_draws * (w + b)))
+        budget = max(w, int(fraction * max_draws * (w + b)))  # below w, no draw could start: refused (one line)
         request = RunRequest(suite=suite, provider="stub", out=Path(d) / "r.json", judge_samples=1, max_tokens=100,
                              draws=3, max_draws=max_draws, budget=budget)  # fmt: skip
         with (Path(d) / "log").open("w", encoding="utf-8") as log:
@@ -111,7 +127,7 @@ def test_plan_prints_per_case_and_total_and_makes_no_call(
     assert main(["plan", str(suite), "--judge-samples", "1", "--max-tokens", "100", "--draws", "3",
                  "--max-draws", "3", "--model", "claude-sonnet-4-6"]) == 0  # fmt: skip
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "plan: 1 case × 2 arms × 3 draws × (1 answer + 1 judge samples): at least 12, at most 12 calls"
+    assert out[0] == "plan: 1 case × 2 arms × 3 draws × (1 answer + 1 judge sample): at least 12, at most 12 calls"
     # floor: 3 × ((110 + T) + (10 + T)); worst 3w + 3b
     low = 3 * (110 + template + 10 + template)
     assert out[1].startswith(f"  a: 12 calls · ~{low:,} to {3 * w + 3 * b:,} tokens · $")
@@ -249,3 +265,32 @@ def test_plan_with_batch_refuses_a_cli_surface_without_building_its_lane(
         "driftproof: error: --batch: the answering model goes through anthropic/cli, which has no batch API; "
         "--batch needs the anthropic or openai API lane\n"
     )
+
+
+@pytest.mark.parametrize("command", ["plan", "run"])
+def test_a_missing_script_is_refused_alike_by_plan_and_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """Issue 14 (probe #9): `plan --script nothere.yaml` planned and exited 0, where run refuses it."""
+    suite = make_suite(tmp_path)
+    missing = tmp_path / "nothere.yaml"
+    assert main([command, str(suite), "--provider", "stub", "--script", str(missing)]) == 2
+    assert capsys.readouterr().err == (
+        f"driftproof: error: {missing}: cannot read the stub script (No such file or directory)\n"
+    )
+
+
+def test_plan_refuses_resume_and_checks_the_receipt_path_as_run_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = make_suite(tmp_path)
+    assert main(["plan", str(suite), "--provider", "stub", "--resume"]) == 2
+    assert capsys.readouterr().err == (
+        "driftproof: error: --resume: driftproof plan reads no journal, so it cannot say what an interrupted run has "
+        "left; drop --resume to print the whole run's plan\n"
+    )
+    for command in ("plan", "run"):  # -o a directory: refused before any call by both; the plan writes nothing
+        assert main([command, str(suite), "--provider", "stub", "-o", str(tmp_path)]) == 2
+        assert capsys.readouterr().err.startswith(f"driftproof: error: {tmp_path}: is a directory")
+    assert main(["plan", str(suite), "--provider", "stub", "-o", str(tmp_path / "r.json")]) == 0
+    assert not (tmp_path / "r.json").exists()

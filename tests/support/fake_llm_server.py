@@ -313,16 +313,20 @@ class _Handler(BaseHTTPRequestHandler):
         request = owner._record(self.command, self.path, headers, self._read_body())
         anthropic = request.path.startswith(ANTHROPIC_MESSAGES)
         if request.path.startswith(BATCHES):
-            self._send_reply(request, owner.batches.handle(request, owner), anthropic)
+            self._deliver(request, owner.batches.handle(request, owner), anthropic)
             return
         if request.path.startswith((FILES, OPENAI_BATCHES)):
-            self._send_reply(request, owner.openai_batches.handle(request, owner), False)
+            self._deliver(request, owner.openai_batches.handle(request, owner), False)
             return
         refusal = self._refusal(request, anthropic)
         if refusal is not None:
             self._send_reply(request, refusal, anthropic)
             return
-        reply = owner._reply_for(request)
+        self._deliver(request, owner._reply_for(request), anthropic)
+
+    def _deliver(self, request: RecordedRequest, reply: FakeReply, anthropic: bool) -> None:
+        """Send ``reply`` after its delay, or close the connection without a response (``disconnect``)."""
+        owner = self.server.owner
         delay = reply.delay_s + owner.delay_s
         if delay > 0:
             owner._closing.wait(delay)

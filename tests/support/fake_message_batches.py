@@ -7,12 +7,16 @@
 - ``GET /v1/messages/batches/{id}/results``: the JSONL, one line per item, in reverse order (order is not
   guaranteed: a reader must join on ``custom_id``). An item whose custom_id is in ``expire`` reads ``expired``;
   one answered by an error reply reads ``errored``.
+
+`FakeMessageBatches.fail` scripts the replies of a step's next requests (``create``, ``poll``, ``results``) before
+the fake answers them: a 529, a 500, a dropped connection, each answering one request.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -42,13 +46,23 @@ class FakeMessageBatches:
     polls_in_progress: int = 1
     expire: set[str] = field(default_factory=set)
     batches: dict[str, FakeBatch] = field(default_factory=dict)
+    script: dict[str, deque[FakeReply]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def fail(self, step: str, *replies: FakeReply) -> None:
+        """Answer the next requests of ``step`` (``create``, ``poll``, ``results``) with ``replies``, in order."""
+        self.script.setdefault(step, deque()).extend(replies)
 
     def handle(self, request: RecordedRequest, server: FakeLLMServer) -> FakeReply:
         """The reply to one request under ``/v1/messages/batches``."""
         if not (request.headers.get("x-api-key") or request.headers.get("authorization")):
             return FakeReply.error(401, message="x-api-key header is required")
         rest = request.path[len(BATCHES) :].strip("/")
+        step = "create" if request.method == "POST" else "results" if rest.endswith("/results") else "poll"
+        with self._lock:
+            scripted = self.script.get(step)
+            if scripted:
+                return scripted.popleft()
         if request.method == "POST" and not rest:
             return self._create(request, server)
         batch_id, _, tail = rest.partition("/")

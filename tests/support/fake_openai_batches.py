@@ -10,12 +10,16 @@
   error reply (``response.status_code`` >= 400, the error body), a line in ``expire`` (``error.code:
   batch_expired``, no response). Lines in reverse order (a reader must join on ``custom_id``); a custom_id in
   ``drop`` is in neither file.
+
+`FakeOpenAIBatches.fail` scripts the replies of a step's next requests (``upload``, ``create``, ``poll``,
+``content``) before the fake answers them.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections import deque
 from dataclasses import dataclass, field, replace
 from email.parser import BytesParser
 from email.policy import HTTP
@@ -55,12 +59,26 @@ class FakeOpenAIBatches:
     drop: set[str] = field(default_factory=set)
     files: dict[str, bytes] = field(default_factory=dict)
     batches: dict[str, FakeOpenAIBatch] = field(default_factory=dict)
+    script: dict[str, deque[FakeReply]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def fail(self, step: str, *replies: FakeReply) -> None:
+        """Answer the next requests of ``step`` (``upload``, ``create``, ``poll``, ``content``) with ``replies``."""
+        self.script.setdefault(step, deque()).extend(replies)
+
+    def _step(self, request: RecordedRequest) -> str:
+        if request.method == "POST":
+            return "upload" if request.path == FILES else "create"
+        return "content" if request.path.endswith("/content") else "poll"
 
     def handle(self, request: RecordedRequest, server: FakeLLMServer) -> FakeReply:
         """The reply to one request under ``/v1/files`` or ``/v1/batches``."""
         if not request.headers.get("authorization"):
             return FakeReply.error(401, message="You didn't provide an API key.")
+        with self._lock:
+            scripted = self.script.get(self._step(request))
+            if scripted:
+                return scripted.popleft()
         if request.method == "POST" and request.path == FILES:
             return self._upload(request)
         if request.method == "POST" and request.path == OPENAI_BATCHES:

@@ -115,7 +115,9 @@ def test_missing_draw_evidence_makes_the_suite_lift_and_every_omitted_case_lift_
     assert b.lift is None and b.lift_reason == reason
     assert [(c.lift_without, c.lift_without_reason) for c in b.cases] == [(None, reason)] * 3
     assert close(by_id(b)["a"].difference, 0.5)  # the per-case figures stay
-    assert read_receipt(graded(receipt({"a": HELPS, "empty": ([0.5, 0.6], arm([])), "c": HURTS}))).lift is not None
+    # the headline lift reads the same rule (issue 14, probe #7): not a's and c's alone, unannounced
+    reading = read_receipt(graded(receipt({"a": HELPS, "empty": ([0.5, 0.6], arm([])), "c": HURTS})))
+    assert (reading.lift, reading.lift_per_1k, reading.lift_reason) == (None, None, reason)
 
 
 def test_legacy_judge_samples_do_not_replace_draw_evidence() -> None:

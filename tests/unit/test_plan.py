@@ -86,6 +86,34 @@ def test_carried_draws_are_not_called_for() -> None:
     assert "(carried per case, not drawn: baseline 4)" in plan_head(plan, 1)
 
 
+def test_cases_carrying_different_numbers_are_each_counted() -> None:
+    """Issue 14 (probe #10): a run carrying the baseline of some cases only planned none carried."""
+    settings = PlanSettings(3, 5, 2, 200, 50, skill=100, carried_cases={"a": {"baseline": 4}, "b": {"baseline": 2}})
+    plan = plan_suite([replace(CASE, id=i) for i in "abc"], settings, Pricing())
+    # a: with 3..5, baseline max(0, 3 - 4) = 0 .. 5 - 4 = 1; b: with 3..5, baseline 1..3; c: 3..5 each
+    assert [c.draws["baseline"] for c in plan.cases] == [Range(0, 1), Range(1, 3), Range(3, 5)]
+    # draws × (1 answer + 2 judge samples): a (3 + 0) × 3 = 9 .. (5 + 1) × 3 = 18; b 12 .. 24; c 18 .. 30
+    assert [c.calls for c in plan.cases] == [Range(9, 18), Range(12, 24), Range(18, 30)]
+    assert plan.total.calls == Range(39, 72)
+    # the worst case: with 5 × 1,410 in each case, baseline 1, 3 and 5 × 1,310
+    assert plan.total.tokens.high == 3 * 5 * 1410 + (1 + 3 + 5) * 1310
+    assert plan_head(plan, 3) == (
+        "plan: 3 cases × 2 arms × 3 to 5 draws × (1 answer + 2 judge samples) (carried per case, not drawn: "
+        "baseline 2 to 4 in 2 of 3 cases): at least 39, at most 72 calls"
+    )
+
+
+def test_plan_head_says_one_draw_and_one_sample_and_separates_thousands() -> None:
+    """Issue 14 (probe #14): "× 1 draws ×", and "at least 12012" where the case lines print "6,006"."""
+    plan = plan_suite([CASE] * 6, PlanSettings(1, 1, 1000, 200, 50), Pricing())
+    # 6 cases × 2 arms × 1 draw × (1 + 1,000) = 12,012
+    assert plan_head(plan, 6) == (
+        "plan: 6 cases × 2 arms × 1 draw × (1 answer + 1,000 judge samples): at least 12,012, at most 12,012 calls"
+    )
+    one = plan_suite([CASE], PlanSettings(2, 2, 1, 200, 50), Pricing())
+    assert "× (1 answer + 1 judge sample):" in plan_head(one, 1)
+
+
 def test_plan_head_is_the_run_plan_line() -> None:
     plan = plan_suite([CASE] * 3, PlanSettings(3, 10, 5, 2048, 1024), Pricing())
     assert plan_head(plan, 3) == (
