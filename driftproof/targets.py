@@ -11,8 +11,9 @@ writes anything. An output is refused in one line, ``FLAG: PATH …`` (an `Input
 3. its directory cannot be written: the nearest directory on its path that exists is a file, or this process may
    not write in it. Directories that do not exist yet are created when the file is written, for every output
    alike (``-o``, ``--junit``, the Action's paths): the check itself creates nothing;
-4. it has a `Kind` (the Action's ``receipt-path``, ``badge-path`` and ``junit``) and a file is there that is not of
-   that kind: the Action writes over its own files only, never over a README or a skill a typo named.
+4. a file is there that is not of the `Kind` it writes (a receipt, a summary, a badge, a JUnit report, JSON lines)
+   and is not empty: a command writes over its own kind of file only, never over a README, a suite or a skill a
+   typo named (or that a path recorded relative to another directory did not recognise as the run's).
 
 The atomic writer (`driftproof.atomic`) refuses a target that is not a regular file again when it writes, so a path
 that became one after the check is not renamed over either.
@@ -61,17 +62,9 @@ class What:
     advice: str | None = None
     """What to do instead, when it is not "write NOUN elsewhere" (a file placed beside the receipt: pick another -o);
     a directory given for it is then told the same, not to take ``example``."""
-
-
-RECEIPT_OUT = What("the receipt", "receipt.json")
-JUNIT = What("the JUnit report", "junit.xml")
-BADGE = What("the badge", "badge.json")
-SUMMARY = What("the summary", "summary.json")
-REPORT = What("the report", "receipt.report.md")
-ANSWERS = What(
-    "the answers archive", advice="pick another -o (the answers archive goes beside the receipt, as NAME.answers.jsonl)"
-)
-JOURNAL = What("the run's journal", advice="pick another -o (the run's journal goes beside the receipt)")
+    kind: Kind | None = None
+    """The kind of file written there: a file already at the path is written over only when it is one (or empty);
+    ``None``: any regular file is (a report whose name the Action derives)."""
 
 
 @dataclass(frozen=True)
@@ -138,9 +131,50 @@ def is_junit(raw: bytes) -> bool:
     return _JUNIT_START.match(raw.decode("utf-8", "replace")) is not None
 
 
+def is_summary(raw: bytes) -> bool:
+    """A Driftproof summary (``driftproof export``): a JSON object with ``summary_version`` and ``receipt``.
+
+    >>> is_summary(b'{"summary_version": "1", "receipt": {}}'), is_summary(b"name: x")
+    (True, False)
+    """
+    doc = _json_object(raw, RECEIPT)
+    return doc is not None and "summary_version" in doc and "receipt" in doc
+
+
+_JSON_LINE = re.compile(rb"\A\s*\{")
+
+
+def is_json_lines(raw: bytes) -> bool:
+    r"""JSON lines of objects, as Driftproof's answers archives and journals are: the file starts with ``{`` (only
+    its start is read: a line may hold a whole answer).
+
+    >>> is_json_lines(b'{"case": "a"}\n'), is_json_lines(b"# Skill")
+    (True, False)
+    """
+    return _JSON_LINE.match(raw) is not None
+
+
 RECEIPT_KIND = Kind("a Driftproof receipt (a JSON object with schema_version and seal)", is_receipt, RECEIPT.max_bytes)
 BADGE_KIND = Kind("a shields.io endpoint JSON (a Driftproof badge)", is_badge, _BADGE_LIMITS.max_bytes)
 JUNIT_KIND = Kind("a JUnit XML report", is_junit, 64 * 1024, whole=False)
+SUMMARY_KIND = Kind(
+    "a Driftproof summary (a JSON object with summary_version and receipt)", is_summary, RECEIPT.max_bytes
+)
+JSON_LINES_KIND = Kind("JSON lines (a Driftproof answers archive or journal)", is_json_lines, 1024, whole=False)
+
+RECEIPT_OUT = What("the receipt", "receipt.json", kind=RECEIPT_KIND)
+JUNIT = What("the JUnit report", "junit.xml", kind=JUNIT_KIND)
+BADGE = What("the badge", "badge.json", kind=BADGE_KIND)
+SUMMARY = What("the summary", "summary.json", kind=SUMMARY_KIND)
+REPORT = What("the report", "receipt.report.md")
+ANSWERS = What(
+    "the answers archive",
+    advice="pick another -o (the answers archive goes beside the receipt, as NAME.answers.jsonl)",
+    kind=JSON_LINES_KIND,
+)
+JOURNAL = What(
+    "the run's journal", advice="pick another -o (the run's journal goes beside the receipt)", kind=JSON_LINES_KIND
+)
 
 
 @dataclass(frozen=True)
@@ -152,7 +186,7 @@ class Output:
     """What named it: ``-o``, ``--junit``, ``input 'badge-path'``."""
     what: What = RECEIPT_OUT
     kind: Kind | None = None
-    """The Action's outputs: a file already there must be of this kind; ``None``: any regular file is replaced."""
+    """A file already there must be of this kind (or empty); ``None``: the kind of ``what``."""
     root: Path | None = None
     """The Action's workspace: paths are shown relative to it, as the inputs name them; ``None``: as given."""
 
@@ -229,9 +263,9 @@ def _directory_refusal(out: Output) -> str | None:
 
 
 def _of_kind(out: Output) -> bool:
-    """Whether the regular file at ``out`` (if any) is of its kind."""
-    kind = out.kind
-    if kind is None or not out.path.is_file():
+    """Whether the regular file at ``out`` (if any) is of its kind, or empty (there is nothing to lose)."""
+    kind = out.kind or out.what.kind
+    if kind is None or not out.path.is_file() or out.path.stat().st_size == 0:
         return True
     try:
         if kind.whole:
@@ -263,8 +297,9 @@ def refusal(out: Output, inputs: Iterable[Input], earlier: Sequence[Output] = ()
     if blocked is not None:
         return blocked
     if not _of_kind(out):
-        assert out.kind is not None
-        return f"{lead} exists and is not {out.kind.name}, so it is not written over; name another file"
+        kind = out.kind or out.what.kind
+        assert kind is not None
+        return f"{lead} exists and is not {kind.name}, so it is not written over; name another file"
     return None
 
 

@@ -276,3 +276,46 @@ def test_the_atomic_writer_never_renames_over_a_special_file(tmp_path: Path) -> 
     )
     assert stat.S_ISFIFO((tmp_path / "pipe").lstat().st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temp file left
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "kind"),
+    [
+        (["run", "s/suite.yaml", "--provider", "stub", "-o", "NOTES"], "-o", "a Driftproof receipt"),
+        (["run", "s/suite.yaml", "--provider", "stub", "--junit", "NOTES"], "--junit", "a JUnit XML report"),
+        (["merge", "s/s1.json", "s/s2.json", "-o", "NOTES"], "-o", "a Driftproof receipt"),
+        (["export", "s/r.json", "-o", "NOTES"], "-o", "a Driftproof summary"),
+        (["badge", "s/r.json", "-o", "NOTES"], "-o", "a shields.io endpoint JSON"),
+        (["diff", "s/r.json", "s/r.json", "--junit", "NOTES"], "--junit", "a JUnit XML report"),
+    ],
+)
+def test_an_existing_file_of_another_kind_is_never_written_over(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str], flag: str, kind: str
+) -> None:
+    """From another directory the receipt's recorded paths (``suite.yaml``, ``SKILL.md``, read from the working
+    directory) name other files, so a suite or skill given as ``-o`` was not recognised as the run's and was
+    replaced: every output now replaces only a file of the kind it writes (or an empty one), as the Action's do."""
+    parent = work.parent / f"{work.name}-up"
+    parent.mkdir()
+    (parent / "s").symlink_to(work)
+    (work / "NOTES.md").write_text("# Notes\nKeep me.\n", encoding="utf-8")
+    monkeypatch.chdir(parent)
+    targets = ["s/NOTES.md"] if argv[0] == "run" else ["s/suite.yaml", "s/SKILL.md", "s/NOTES.md"]  # run reads both
+    for target in targets:
+        before = (parent / target).read_bytes()
+        said = refused(capsys, *[target if a == "NOTES" else a for a in argv])
+        assert said.startswith(f"{flag}: {target} exists and is not {kind}"), said
+        assert (parent / target).read_bytes() == before
+
+
+def test_a_file_of_the_kind_or_an_empty_one_is_written_over(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A receipt over an older receipt (the run again), over an empty file; a badge over a badge."""
+    before = (work / "r.json").read_bytes()
+    assert main(["run", "suite.yaml", "--provider", "stub", "--draws", "2", "--max-draws", "2", "-o", "r.json"]) == 0
+    assert (work / "r.json").read_bytes() != before
+    (work / "empty.json").write_bytes(b"")
+    assert main(["run", "suite.yaml", "--provider", "stub", "--draws", "2", "--max-draws", "2", "-o", "empty.json"]) == 0
+    assert main(["badge", "r.json", "-o", "b.json"]) == 0
+    assert main(["badge", "r.json", "-o", "b.json"]) == 0
+    assert main(["export", "r.json", "-o", "x.json"]) == 0
+    assert main(["export", "r.json", "-o", "x.json"]) == 0
