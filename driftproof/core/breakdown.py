@@ -26,8 +26,9 @@ from dataclasses import dataclass, replace
 from driftproof.core import breakdown_sentences as say
 from driftproof.core.bands import mean, sample_sd
 from driftproof.core.compare import ArmEvidence, compare
+from driftproof.core.lift import missing_arm
 from driftproof.core.models import Arm, Receipt
-from driftproof.core.reading import evidence, missing_arm, no_verdict
+from driftproof.core.reading import evidence, no_verdict
 from driftproof.core.sentences import AGGREGATES_ONLY
 from driftproof.core.words import TOLERANCE, BandSource, CaseVerdict, DrawStatus, Provider, Separation, Surface
 

@@ -8,20 +8,18 @@ a headline's few words.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from driftproof.core.bands import mean, sample_sd
-from driftproof.core.breakdown_sentences import missing_evidence
 from driftproof.core.budget_reading import CALLS as CALLS
 from driftproof.core.budget_reading import at_budget as at_budget
 from driftproof.core.budget_reading import budget_reason, stopped_before_a_draw
 from driftproof.core.canaries import drift_mark
 from driftproof.core.compare import ArmEvidence, Comparison, compare
-from driftproof.core.economics import CHARS_PER_TOKEN
 from driftproof.core.fired import FiredCount, arm_fired
 from driftproof.core.import_sentences import NOT_REGRADABLE_AGGREGATES, NOT_REGRADABLE_DECLARED
+from driftproof.core.lift import lift_per_1k, missing_arm
 from driftproof.core.models import Arm, Case, Receipt
 from driftproof.core.sentences import (
     AGGREGATES_ONLY,
@@ -65,26 +63,6 @@ def evidence(arm: Arm) -> ArmEvidence:
         draw = next(d for d in arm.draws if d.status == DrawStatus.MEASURED)
         legacy = tuple(s.score for s in draw.judge_samples if s.valid and s.score is not None)
     return ArmEvidence(scores, len(lost), tuple(lost), BandSource(arm.band_source), legacy, replaced)
-
-
-def skill_tokens(chars: int) -> int:
-    """ceil(chars ÷ 4), the coarse token estimate of a SKILL.md of ``chars`` characters (`estimate_tokens`).
-
-    >>> skill_tokens(1601)
-    401
-    """
-    return math.ceil(chars / CHARS_PER_TOKEN)
-
-
-def lift_per_1k(lift: float | None, tokens: int | None) -> float | None:
-    """Lift per 1k skill tokens = lift ÷ (tokens ÷ 1000); ``None`` without a lift or a skill size.
-
-    >>> lift_per_1k(0.1, 400)
-    0.25
-    """
-    if lift is None or not tokens:
-        return None
-    return lift / (tokens / 1000)
 
 
 def outcome(mean_: float | None, sd: float | None, threshold: float | None) -> Outcome | None:
@@ -329,20 +307,6 @@ class ReceiptReading:
     """The receipt's canaries finding with its figures; ``None`` without canaries."""
     lift_reason: str | None = None
     """Why ``lift`` is ``None`` when a case arm records no draw (`missing_arm`); ``None`` otherwise."""
-
-
-def missing_arm(cases: Sequence[Case]) -> str | None:
-    """Why a receipt has no suite lift: a case arm that records no draw at all (a case the budget never let
-    draw), which the lift cannot leave out unannounced; ``None`` when every arm records one. The headline lift and
-    the lift breakdown both ask it.
-
-    >>> missing_arm([])
-    """
-    for case in cases:
-        for arm, words in ((case.with_skill, "with-skill"), (case.baseline, "baseline")):
-            if not arm.draws:
-                return missing_evidence(case.id, words)
-    return None
 
 
 def lift_of(

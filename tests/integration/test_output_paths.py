@@ -290,7 +290,12 @@ def test_the_atomic_writer_never_renames_over_a_special_file(tmp_path: Path) -> 
     ],
 )
 def test_an_existing_file_of_another_kind_is_never_written_over(
-    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str], flag: str, kind: str
+    work: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    flag: str,
+    kind: str,
 ) -> None:
     """From another directory the receipt's recorded paths (``suite.yaml``, ``SKILL.md``, read from the working
     directory) name other files, so a suite or skill given as ``-o`` was not recognised as the run's and was
@@ -314,7 +319,9 @@ def test_a_file_of_the_kind_or_an_empty_one_is_written_over(work: Path, capsys: 
     assert main(["run", "suite.yaml", "--provider", "stub", "--draws", "2", "--max-draws", "2", "-o", "r.json"]) == 0
     assert (work / "r.json").read_bytes() != before
     (work / "empty.json").write_bytes(b"")
-    assert main(["run", "suite.yaml", "--provider", "stub", "--draws", "2", "--max-draws", "2", "-o", "empty.json"]) == 0
+    assert (
+        main(["run", "suite.yaml", "--provider", "stub", "--draws", "2", "--max-draws", "2", "-o", "empty.json"]) == 0
+    )
     assert main(["badge", "r.json", "-o", "b.json"]) == 0
     assert main(["badge", "r.json", "-o", "b.json"]) == 0
     assert main(["export", "r.json", "-o", "x.json"]) == 0

@@ -291,6 +291,6 @@ def test_plan_refuses_resume_and_checks_the_receipt_path_as_run_does(
     )
     for command in ("plan", "run"):  # -o a directory: refused before any call by both; the plan writes nothing
         assert main([command, str(suite), "--provider", "stub", "-o", str(tmp_path)]) == 2
-        assert capsys.readouterr().err.startswith(f"driftproof: error: {tmp_path}: is a directory")
+        assert capsys.readouterr().err.startswith(f"driftproof: error: -o: {tmp_path} is a directory")
     assert main(["plan", str(suite), "--provider", "stub", "-o", str(tmp_path / "r.json")]) == 0
     assert not (tmp_path / "r.json").exists()

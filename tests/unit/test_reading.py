@@ -7,7 +7,8 @@ import math
 import pytest
 
 from driftproof.core.export import view_json
-from driftproof.core.reading import outcome, read_receipt, skill_tokens
+from driftproof.core.lift import skill_tokens
+from driftproof.core.reading import outcome, read_receipt
 from driftproof.core.sentences import NOT_ENOUGH_DRAWS, SMOKE_RUN
 from driftproof.core.words import CaseVerdict, Outcome, Status
 from tests.support.builders import receipt
