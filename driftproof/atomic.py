@@ -126,11 +126,17 @@ def _stage(path: Path, data: bytes | Iterable[bytes]) -> str:
     return tmp
 
 
+def _through_link(path: Path) -> Path:
+    """The file a write of ``path`` goes to: the one a symlink names (followed to the end, dangling or not), so the
+    rename replaces that file and the link stays a link; ``path`` itself otherwise."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 def write_together(files: Mapping[Path, bytes | Iterable[bytes]]) -> None:
     """Write every file atomically, and all of them or none: each is staged first, then all are moved in place.
 
     A file given as chunks (an answers archive read back from its spool) is written chunk by chunk, never whole in
-    memory.
+    memory. A symlink is written through: the file it names is replaced (its folder made if missing), the link kept.
 
     Raises `OutputError` (one line, the file and the cause) when one cannot be written; no file is changed then.
     """
@@ -144,12 +150,12 @@ def write_together(files: Mapping[Path, bytes | Iterable[bytes]]) -> None:
     try:
         for path, data in files.items():
             try:
-                staged[path] = _stage(path, data)
+                staged[path] = _stage(_through_link(path), data)
             except OSError as exc:
                 raise write_failed(path, exc) from None
         for path, tmp in staged.items():
             try:
-                os.replace(tmp, path)
+                os.replace(tmp, _through_link(path))
             except OSError as exc:
                 raise write_failed(path, exc) from None
     finally:

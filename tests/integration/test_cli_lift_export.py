@@ -150,9 +150,10 @@ def test_a_summary_that_would_not_validate_is_never_written(
     real = summary.summary_json
     monkeypatch.setattr(summary, "summary_json", lambda r, reading: {**real(r, reading), "lift_signed": "0.05"})
     target = tmp_path / "summary.json"
-    target.write_text("old\n", encoding="utf-8")
+    old = '{"summary_version": "1", "receipt": {"sha256": "old"}}\n'  # an older summary: of the kind, replaceable
+    target.write_text(old, encoding="utf-8")
     code, _, err = run(capsys, "export", str(pair[1]), "-o", str(target))
     assert code == 2 and err.startswith(
         f"driftproof: error: {target}: the summary does not match summary-1.schema.json"
     )
-    assert err.count("\n") == 1 and target.read_text(encoding="utf-8") == "old\n"
+    assert err.count("\n") == 1 and target.read_text(encoding="utf-8") == old

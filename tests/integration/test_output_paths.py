@@ -326,3 +326,18 @@ def test_a_file_of_the_kind_or_an_empty_one_is_written_over(work: Path, capsys: 
     assert main(["badge", "r.json", "-o", "b.json"]) == 0
     assert main(["export", "r.json", "-o", "x.json"]) == 0
     assert main(["export", "r.json", "-o", "x.json"]) == 0
+
+
+def test_an_output_through_a_symlink_writes_its_target_and_keeps_the_link(work: Path) -> None:
+    """``-o link`` wrote a regular file over the link (the rename replaced the link itself) and left its target
+    holding the old receipt; a dangling link became a file. Now the file the link names is written, its folder
+    made if missing, and the link stays a link."""
+    fast = ["--provider", "stub", "--draws", "2", "--max-draws", "2", "--judge-samples", "1"]
+    (work / "link.json").symlink_to("r.json")
+    before = (work / "r.json").read_bytes()
+    assert main(["run", "suite.yaml", *fast, "-o", "link.json"]) == 0
+    assert (work / "link.json").is_symlink() and (work / "r.json").read_bytes() != before
+    (work / "dangling.json").symlink_to(work / "later" / "new.json")
+    assert main(["badge", "r.json", "-o", "dangling.json"]) == 0
+    assert (work / "dangling.json").is_symlink()
+    assert b'"schemaVersion": 1' in (work / "later" / "new.json").read_bytes()
