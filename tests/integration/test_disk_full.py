@@ -107,11 +107,11 @@ def test_badge_on_a_full_disk(suite: Path, tmp_path: Path, capsys: pytest.Captur
     capsys.readouterr()
     with small_disk(tmp_path, "64k") as disk:
         badge = disk / "badge.json"
-        badge.write_text('{"old": true}\n')
+        badge.write_text('{"schemaVersion": 1, "label": "old", "message": "old"}\n')  # a badge: replaceable
         fill(disk, 0)
         line = one_error_line(capsys, main(["badge", str(receipt), "-o", str(badge)]))
         assert line == (
             f"{badge}: could not write it: No space left on device; the file already there is unchanged "
             "(free some space, or write it elsewhere)"
         )
-        assert badge.read_text() == '{"old": true}\n'
+        assert badge.read_text() == '{"schemaVersion": 1, "label": "old", "message": "old"}\n'

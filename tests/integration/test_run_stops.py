@@ -26,7 +26,7 @@ from tests.support.fake_llm_server import FakeLLMServer
 KEY = "sk-ant-" + "stoptest-0123456789abcdefghij"  # fake, key-shaped; split so secret scanners skip it
 OPENAI_KEY = "sk-" + "proj-stoptest-0123456789abcdefghijklmnopq"
 JUDGE = "claude-haiku-4-5"
-OLD = b'{"an": "earlier good receipt"}\n'
+OLD = b'{"schema_version": "0.17", "seal": {"sha256": "an earlier good receipt"}}\n'
 
 
 @pytest.fixture
