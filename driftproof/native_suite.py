@@ -60,10 +60,14 @@ def _a_number(value: Any) -> Any:
     return _no_bool(value)
 
 
+EMPTY_TEXT = "empty; write the text"
+"""Why a text of nothing or only whitespace is refused, in every suite format."""
+
+
 def _not_blank(value: Any) -> Any:
     """Text of only whitespace is as empty as no text: refused as ``""`` is."""
     if isinstance(value, str) and value and not value.strip():
-        raise ValueError("empty; write the text")
+        raise ValueError(EMPTY_TEXT)
     return value
 
 
@@ -283,7 +287,7 @@ def _message(err: Any, model: type[BaseModel], key: Any) -> str:
             return f"{len(value):,} characters, more than the 128 allowed"
         return f"{value!r} is not a usable id: {ID_RULE}"
     if kind == "string_too_short":
-        return "empty; write the text"
+        return EMPTY_TEXT
     if kind == "string_too_long":
         return f"{len(value):,} characters, more than the {ctx['max_length']:,} allowed"
     expected = _EXPECTED.get(key, "text")

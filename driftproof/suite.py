@@ -11,6 +11,7 @@ them before the first call and the receipt keeps them. The native format's model
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from driftproof.core.models import CriterionSpec
 from driftproof.errors import InputError
 from driftproof.native_suite import (
     CASE_ID,
+    EMPTY_TEXT,
     MAX_CRITERIA,
     MAX_TEXT,
     CanaryIn,
@@ -33,6 +35,7 @@ from driftproof.native_suite import (
     key_name,
     not_a_key,
 )
+from driftproof.safe_text import shorten
 
 __all__ = [
     "Canary",
@@ -50,7 +53,9 @@ __all__ = [
 ]
 
 NOT_RUN = "driftproof: not run on this lane: "
-"""The prefix of each notice line printed before a run's first call."""
+"""The prefix of each notice line printed before a run's first call (but `STOOD_IN`'s)."""
+STOOD_IN = "driftproof: skill: "
+"""The prefix of the line saying that ``--skill`` stands in for a git source the suite names (it was measured)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +241,8 @@ def _eval_case(item: Any, i: int, path: Path) -> SuiteCase:
         criteria.insert(
             0, CriterionSpec(id="expected-output", weight=1.0, description=f"The answer matches: {expected.strip()}")
         )
+    if not criteria and expected is not None:  # the key is there, only blank: said as other blank texts are
+        raise InputError(f"{where}.expected_output: {EMPTY_TEXT}")
     if not criteria:
         raise InputError(f"{where}: neither expected_output nor expectations: nothing for the judge to grade")
     if len(criteria) > MAX_CRITERIA:
@@ -263,9 +270,21 @@ def _skill_creator(path: Path, data: dict[str, Any], raw: bytes) -> Suite:
                 f"{path}: evals[{i}].id: eval id '{case.id}' appears twice (evals[{first[case.id]}] has it too)"
             )
         first[case.id] = i
-    skill = path.parent.parent / "SKILL.md" if (path.parent.parent / "SKILL.md").is_file() else None
-    name = name if name is not None else path.parent.parent.name
+    beside = _beside_evals(path)
+    skill = beside if beside.is_file() else None
+    name = name if name is not None else Path(os.path.normpath(beside.absolute())).parent.name
     return Suite(path, "skill-creator", str(name), _sha(raw), skill, tuple(cases))
+
+
+def _beside_evals(path: Path) -> Path:
+    """The SKILL.md of an ``evals/evals.json``: in the folder above the one the file is in. A path that names
+    that folder (``evals/evals.json``, ``../evals/evals.json``) is gone up from as written; one that does not
+    (``evals.json`` or ``../evals.json``, run inside ``evals/``) from where the folder really is, the working
+    directory's real path, and written relative to the working directory (``../SKILL.md``) as the others are."""
+    if path.parent.name not in ("", ".."):
+        return path.parent.parent / "SKILL.md"
+    real = Path(os.path.normpath(path.absolute().parent)).parent / "SKILL.md"
+    return real if path.is_absolute() else Path(os.path.relpath(real))
 
 
 #: Caliper's spec keys (``EvalSpec``, which refuses any other) at the top and in a task.
@@ -304,12 +323,33 @@ def _caliper_skills(path: Path, data: dict[str, Any]) -> tuple[Path | None, list
             raise InputError(
                 f"{path}: skills[{k}]: a path (text) or a git source (repo:, ref:, path:), found {found(entry)}"
             )
+    for k, entry in enumerate(skills):
+        if isinstance(entry, str) and _GIT_URL.match(entry):
+            raise InputError(f"{path}: skills[{k}]: {_git_url(entry, k)}")
     said = [f"skills[{k}]: {_source(e)}, a neighbour skill, is not installed" for k, e in enumerate(skills) if k]
     first = skills[0]
     if isinstance(first, dict):
         note = f"skills[0]: a git source (repo: {first['repo']}), which Driftproof does not fetch;"
         return None, [f"{note} {_ASK_SKILL}", *said]
     return path.parent / first, said  # as the other formats: relative to where the run is made, when the suite is
+
+
+#: A git URL (``https://…``, ``ssh://…``, ``git@host:…``), which Caliper reads as a path that does not exist.
+_GIT_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://|[\w.-]+@[\w.-]+:")
+_GITHUB_REPO = re.compile(
+    r"(?:[A-Za-z0-9+.-]+://(?:[^/@]+@)?|[\w.-]+@)github\.com[/:]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$"
+)
+
+
+def _git_url(entry: str, k: int) -> str:
+    """Why a ``skills:`` entry written as a git URL is refused: Caliper's git source is a mapping."""
+    github = _GITHUB_REPO.match(entry)
+    repo = f"{github[1]}/{github[2]}" if github else "owner/name"
+    local = f"; {_ASK_SKILL}" if k == 0 else ""  # a neighbour is never measured: no --skill stands in for it
+    return (
+        f"{shorten(entry)!r} is a URL, not a path: Caliper writes a git source as a mapping,"
+        f" {{repo: {repo}, ref: REF, path: DIR/SKILL.md}}, which Driftproof does not fetch{local}"
+    )
 
 
 def _caliper_neighbours(path: Path, data: dict[str, Any]) -> tuple[Path, ...]:
@@ -466,7 +506,8 @@ def load_suite(path: Path | str) -> Suite:
 def notice_lines(suite: Suite) -> list[str]:
     """Every notice of the suite, then of each case, as the lines printed before a run's first call."""
     cases = [NOT_RUN + f"{c.label or c.id}: {n}" for c in suite.cases for n in c.notices]
-    return [NOT_RUN + n for n in suite.notices] + cases
+    # the notice that --skill stands in for a git skills[0] tells what was measured, not what was left out
+    return [(STOOD_IN if n.endswith(_SKILL_GIVEN) else NOT_RUN) + n for n in suite.notices] + cases
 
 
 def _no_skill(suite: Suite) -> InputError:
@@ -476,7 +517,7 @@ def _no_skill(suite: Suite) -> InputError:
             f"{suite.path}: skills: no local SKILL.md path in skills[0], and no --skill given: {why}; give --skill PATH"
         )
     if suite.format == "skill-creator":
-        beside = suite.path.parent.parent / "SKILL.md"
+        beside = _beside_evals(suite.path)
         return InputError(
             f"{suite.path}: no SKILL.md at {beside} (beside evals/), and no --skill given: {why}; give --skill PATH"
         )

@@ -50,12 +50,15 @@ from driftproof.core.pairwise import CHOICES, PAIRWISE_ARM
 from driftproof.core.words import Provider, Surface
 from driftproof.errors import InputError
 from driftproof.lanes.base import Generation, GenerationRequest, Lane
+from driftproof.native_suite import key_name, not_a_key
 from driftproof.suite import Suite
 
 STUB_MODEL = "stub-model"
 STUB_JUDGE = "stub-judge"
 CANARY_ARM = "canary"
 """The ``arm`` of a judge-anchor canary's judge request (`driftproof.canaries`)."""
+SCRIPT_KEYS = ("default", "cases", "pairwise_choice", "canaries")
+"""The top-level keys of a stub script (the module's docstring shows each)."""
 _CASE_IN_PROMPT = re.compile(r"^- id: (\S+) \(weight", re.M)
 
 
@@ -93,6 +96,9 @@ def load_script(path: Path) -> dict[str, Any]:
     )
     if not isinstance(data, dict) or not isinstance(data.get("cases", {}), dict):
         raise InputError(f"{path}: a stub script is a mapping with a 'cases' mapping")
+    for key in data:  # a typo (case:, an arm at the top) would script nothing: the run would read synthetic scores
+        if key not in SCRIPT_KEYS:
+            raise InputError(f"{path}: {key_name(key)}: {not_a_key(key, SCRIPT_KEYS, 'a stub script')}")
     cases: dict[str, Any] = {}
     for key, arms in data.get("cases", {}).items():
         cid = str(key).lower() if isinstance(key, bool) else str(key)

@@ -157,6 +157,15 @@ def test_an_empty_skill_or_a_directory_is_refused(
             "default.scores[0]: a score from 0 to 1 (or null for an invalid sample), found -0.5",
         ),
         ({"default": {"scores": 0.5}}, "default.scores: a list of scores from 0 to 1, found 0.5"),
+        (  # a typo of cases: nothing would be scripted, the run would read the stub's synthetic scores
+            {"case": {"a": {"with_skill": [{"scores": [0.9]}]}}},
+            "case: not a key of a stub script (its keys: default, cases, pairwise_choice, canaries);"
+            " did you mean 'cases'?",
+        ),
+        (  # an arm at the top level, not under cases.<id>
+            {"with_skill": [{"answer": "a", "scores": [0.9]}]},
+            "with_skill: not a key of a stub script (its keys: default, cases, pairwise_choice, canaries)",
+        ),
     ],
 )
 def test_a_wrong_stub_script_is_refused(
@@ -232,3 +241,27 @@ def test_receipt_commands_refuse_a_deep_receipt_in_one_line(
     good.write_text(receipt_json(receipt({"a": ([0.5], [0.4])})), encoding="utf-8")
     argv = [command, str(good), str(deep)] if command == "diff" else [command, str(deep)]
     assert refused(capsys, calls, *argv) == f"{deep}: nested deeper than 64 levels; a receipt nests at most 64"
+
+
+def test_evals_json_run_from_inside_its_evals_folder_finds_the_skill_above(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """recheck1 N3: `run evals.json` in evals/ reads the SKILL.md above it, as `run ../evals/evals.json` does, and
+    records the same relative skill path and skill name."""
+    skill = tmp_path / "my-skill"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("# skill\n", encoding="utf-8")
+    evals = {"evals": [{"id": 1, "prompt": "p", "expectations": ["e"]}]}
+    (skill / "evals" / "evals.json").write_text(json.dumps(evals), encoding="utf-8")
+    monkeypatch.chdir(skill / "evals")
+    recorded = []
+    for i, given in enumerate(["evals.json", "./evals.json", "../evals/evals.json"]):
+        out = tmp_path / f"r{i}.json"
+        assert main(["run", given, "-o", str(out), *FAST]) == 0, capsys.readouterr().err
+        r = load_receipt(out)
+        recorded.append((r.skill.path, r.suite.name))
+    assert recorded == [("../SKILL.md", "my-skill")] * 3
+    monkeypatch.chdir(skill)  # from the skill's folder, as before; the name is the folder's, not '' (Path('.'))
+    assert main(["run", "evals/evals.json", "-o", str(tmp_path / "r.json"), *FAST]) == 0
+    r = load_receipt(tmp_path / "r.json")
+    assert (r.skill.path, r.suite.name, r.suite.path) == ("SKILL.md", "my-skill", "evals/evals.json")

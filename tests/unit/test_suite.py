@@ -296,3 +296,37 @@ def test_a_skill_that_is_a_directory_or_missing_is_refused(tmp_path: Path) -> No
     (tmp_path / "bin.md").write_bytes(b"\xff\xfe")
     with pytest.raises(InputError, match=r"bin\.md: SKILL\.md is not UTF-8 text$"):
         suite_module.read_skill(tmp_path / "bin.md", suite)
+
+
+@pytest.mark.parametrize("blank", ["", "  ", "\t\n"])
+def test_skill_creator_blank_expected_output_is_refused_as_empty(tmp_path: Path, blank: str) -> None:
+    """recheck1 N6: a blank expected_output is there, only empty: said so, as other blank texts are."""
+    path = write(tmp_path, "evals.json", json.dumps({"evals": [{"id": 1, "prompt": "p", "expected_output": blank}]}))
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    assert str(info.value) == f"{path}: evals[0].expected_output: empty; write the text"
+
+
+@pytest.mark.parametrize(
+    ("entry", "k", "repo"),
+    [
+        ("https://github.com/foo/bar.git", 0, "foo/bar"),
+        ("https://github.com/foo/bar", 1, "foo/bar"),
+        ("git@github.com:foo/bar.git", 0, "foo/bar"),
+        ("ssh://git.example.org/team/skills", 0, "owner/name"),
+    ],
+)
+def test_caliper_skill_written_as_a_git_url_is_refused_with_the_git_entry(
+    tmp_path: Path, entry: str, k: int, repo: str
+) -> None:
+    """recheck1 N7: a URL read as a path said "https:/github.com/... does not exist" (the slash collapsed)."""
+    skills = [entry] if k == 0 else ["./SKILL.md", entry]
+    body = f"skills: {json.dumps(skills)}\ntasks: [{{name: t, prompt: p, expect: e}}]\n"
+    path = write(tmp_path, "x.eval.yaml", body)
+    with pytest.raises(InputError) as info:
+        load_suite(path)
+    local = "; give --skill PATH to a local copy of its SKILL.md" if k == 0 else ""
+    assert str(info.value) == (
+        f"{path}: skills[{k}]: {entry!r} is a URL, not a path: Caliper writes a git source as a mapping,"
+        f" {{repo: {repo}, ref: REF, path: DIR/SKILL.md}}, which Driftproof does not fetch{local}"
+    )
