@@ -41,8 +41,8 @@ def promote(candidate_path: Path, shown: str, request: RunRequest, out: Path, co
     try:
         candidate = load_receipt(candidate_path, read_restamped_smoke=True)
     except ReceiptError as exc:  # a tampered or unreadable receipt is never promoted: the store job draws
-        why = str(exc).removeprefix(f"{candidate_path}: ")  # the path is said once, as in the repository
-        return Promoted(None, carry_sentences.not_promoted(shown, carry_sentences.short_digests(why)))
+        said = str(exc).removeprefix(f"{candidate_path}: ")  # the path is said once, as in the repository
+        return Promoted(None, carry_sentences.not_promoted(shown, carry_sentences.short_digests(said)))
     why = refusal(candidate, request)
     if why is not None:
         return Promoted(None, carry_sentences.not_promoted(shown, why))
