@@ -7,8 +7,6 @@ quote them: they are a public interface.
 
 from __future__ import annotations
 
-import re
-
 CARRY_PREFIX = "driftproof: carry: "
 
 CARRIED_ONLY = (
@@ -82,18 +80,6 @@ def not_promoted(source: str, why: str) -> str:
     'not promoting pr.json: skill sha256 changed: aaa → bbb; drawing the receipt'
     """
     return f"not promoting {source}: {why}; drawing the receipt"
-
-
-_SHA256 = re.compile(r"\b([0-9a-f]{12})[0-9a-f]{52}\b")
-
-
-def short_digests(why: str) -> str:
-    """``why`` with each sha256 shown by its first 12 digits, as the promote line and the others show one.
-
-    >>> short_digests("seal mismatch: recorded " + "a" * 64 + ", content gives " + "b" * 64)
-    'seal mismatch: recorded aaaaaaaaaaaa, content gives bbbbbbbbbbbb'
-    """
-    return _SHA256.sub(r"\1", why)
 
 
 PROMOTE_MISSING = "the file is not there (no pull request run left a receipt for this commit)"
