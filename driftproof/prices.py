@@ -42,12 +42,20 @@ BUNDLED: dict[str, Any] = {
 
 
 def price_for(model: str | None, table_file: Path | None = None) -> Price | None:
-    """The frozen price of a judge model: the override file first, then the bundled table (longest prefix)."""
+    """The frozen price of a judge model: the override file first, then the bundled table (longest prefix). An
+    error in the file is one line naming ``--price-table``, the file and the field (the Action names its input)."""
     if model is None:
         return None
-    table, source = BUNDLED, f"bundled price table {TABLE_DATE}"
-    if table_file is not None:
-        table, source = _read_table(table_file), str(table_file)
+    if table_file is None:
+        return _price_in(model, BUNDLED, f"bundled price table {TABLE_DATE}", None)
+    try:
+        return _price_in(model, _read_table(table_file), str(table_file), table_file)
+    except InputError as exc:
+        raise InputError(f"--price-table: {exc}") from None
+
+
+def _price_in(model: str, table: dict[str, Any], source: str, table_file: Path | None) -> Price | None:
+    """``model``'s entry of ``table`` (longest prefix) as a `Price`, checked field by field; None if none."""
     match = max((k for k in table if model == k or model.startswith(k + "-")), key=len, default=None)
     if match is None:
         return None
@@ -56,7 +64,7 @@ def price_for(model: str | None, table_file: Path | None = None) -> Price | None
     if not isinstance(entry, dict):
         raise InputError(f"{where}: a price is a mapping (input_per_mtok, output_per_mtok, ...), found {found(entry)}")
     for key, value in entry.items():
-        if isinstance(value, bool):  # pydantic would read true as 1.0
+        if key in PRICE_KEYS and not _is_number(value):  # pydantic would read true as 1.0 and "3" as 3.0
             raise InputError(f"{where}.{key}: a number of USD, at least 0, found {found(value)}")
     try:
         return Price.model_validate({**entry, "source": f"{source}: {match}"})
@@ -68,6 +76,11 @@ def price_for(model: str | None, table_file: Path | None = None) -> Price | None
         if err["type"] == "extra_forbidden":
             raise InputError(f"{where}.{key}: not a key of a price (its keys: {', '.join(PRICE_KEYS)})") from None
         raise InputError(f"{where}.{key}: a number of USD, at least 0, found {found(err.get('input'))}") from None
+
+
+def _is_number(value: object) -> bool:
+    """A JSON number (or null, for an optional price), not a boolean nor a string of digits."""
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
 def _read_table(path: Path) -> dict[str, Any]:

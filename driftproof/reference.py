@@ -64,6 +64,17 @@ def load_reference(path: Path) -> Receipt:
         raise ReceiptError(f"--reference: {exc}") from None
 
 
+def drawing_against(sha256: str, matched: int) -> str:
+    """The line of a run drawn against a reference: its seal by 12 digits, how many of the suite's cases it holds.
+
+    >>> drawing_against("ab" * 32, 1), drawing_against("ab" * 32, 3)
+    ('driftproof: reference: drawing against abababababab (1 case matches)', \
+'driftproof: reference: drawing against abababababab (3 cases match)')
+    """
+    cases = "1 case matches" if matched == 1 else f"{matched} cases match"
+    return f"{PREFIX}drawing against {sha256[:12]} ({cases})"
+
+
 def reference_for(
     source: Path | Receipt | None, suite: Suite, provider: str, judge_provider: str, judge_model: str | None
 ) -> Reference:
@@ -76,7 +87,7 @@ def reference_for(
         return Reference({}, None, (f"{PREFIX}not drawn against: {why}; the run draws as it would without one",))
     by_id = {c.id: evidence(c.with_skill) for c in ref.cases}
     missing = [c.id for c in suite.cases if c.id not in by_id]
-    lines = [f"{PREFIX}drawing against {ref.seal.sha256[:12]} ({len(suite.cases) - len(missing)} cases match)"]
+    lines = [drawing_against(ref.seal.sha256, len(suite.cases) - len(missing))]
     if missing:
         lines.append(f"{PREFIX}not in the reference, drawn as without one: {', '.join(missing)}")
     arms = {c.id: by_id[c.id] for c in suite.cases if c.id in by_id}

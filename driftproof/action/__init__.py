@@ -303,6 +303,11 @@ def _one(ctx: _Ctx, activity: Activity, client: GitHubClient | None) -> SkillOut
         before = _baseline(ctx, branch, client)
     labels = (branch or "default branch", "this PR" if event.is_pull_request else "this run")
     store = activity == Activity.STORE_RECEIPT
+    if config.price_table is not None and config.in_workspace(config.price_table).is_dir():
+        raise InputError(
+            f"input 'price-table': {config.price_table}: is a directory, not a price table file "
+            "(name the JSON file inside it)"
+        )
     if config.price_table is not None and not config.in_workspace(config.price_table).is_file():
         raise InputError(f"input 'price-table': {config.price_table}: no such file in the repository")
     check_outputs(*_outputs(config, files, promote=store))  # before any call, before anything is written

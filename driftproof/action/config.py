@@ -112,9 +112,14 @@ class ActionConfig(BaseModel):
             return _input(environ, name) or default
 
         skills, suite = _skills_glob(get("skills")), get("suite")
-        if skills is not None and (suite or get("skill") or get("shard")):
-            name = "suite" if suite else "skill" if get("skill") else "shard"
+        if skills is not None and (suite or get("skill")):
+            name = "suite" if suite else "skill"
             raise InputError(f"input '{name}': not with 'skills' (each skill's suite is found beside its SKILL.md)")
+        if skills is not None and get("shard"):
+            raise InputError(
+                "input 'shard': not with 'skills' (each skill's suite runs whole; shard a run of one suite, input "
+                "'suite')"
+            )
         if not suite and skills is None:
             raise InputError("input 'suite' is required: set it under 'with:', e.g. suite: evals/suite.yaml")
         judge_provider = get("judge-provider")

@@ -6,7 +6,10 @@ is a new inode too) would be root's: a later step, as the runner's user, could r
 it, nor add a file beside it. `hand_over` gives each of them to the workspace's owner (its uid and gid), when the
 Action runs as root and the workspace is not root's. It looks only where the Action writes: under the top folder
 of each output path (``.driftproof`` for ``.driftproof/receipt.json``) and, for an output at the top of the
-checkout, the top's own files; only what root owns there is handed over, and ``.git`` is never touched.
+checkout, the top's own files; and in the checkout's ``.git`` folder, where the Action's own git calls (its fetch
+of the default branch or of a push's ``before``) leave ``FETCH_HEAD``, object folders, refs and the index, which a
+later ``git fetch``, ``git pull --rebase`` or ``git add`` as the runner's user must rewrite or add to. Only what
+root owns there is handed over.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ def _root_owned(path: Path) -> bool:
 
 
 def _under(workspace: Path, outputs: Iterable[str]) -> Iterator[Path]:
-    """Where the Action may have written: each output's top folder, walked, or the checkout's top-level files."""
+    """Where the Action may have written: each output's top folder, walked, or the checkout's top-level files; then
+    the checkout's ``.git`` folder, walked (its own git calls write there)."""
     tops: set[str] = set()
     for output in outputs:
         parts = PurePosixPath(output).parts
@@ -44,12 +48,17 @@ def _under(workspace: Path, outputs: Iterable[str]) -> Iterator[Path]:
         for here, dirs, files in os.walk(folder):  # symbolic links are not followed
             dirs[:] = [d for d in dirs if d != ".git"]
             yield from (Path(here) / name for name in (*dirs, *files))
+    git = workspace / ".git"
+    if git.is_dir() and not git.is_symlink():  # a worktree's or submodule's ``.git`` file points elsewhere: left
+        yield git
+        for here, dirs, files in os.walk(git):
+            yield from (Path(here) / name for name in (*dirs, *files))
 
 
 def hand_over(workspace: Path, outputs: Iterable[str]) -> int:
     """Give what root owns where the Action writes (``outputs``: paths relative to ``workspace``, ``{skill}`` for a
-    set's patterns) to the workspace's owner; returns how many paths changed owner. Only as root, over a workspace
-    root does not own; never raises (a path that cannot be changed is left as it is)."""
+    set's patterns; and the checkout's ``.git``) to the workspace's owner; returns how many paths changed owner.
+    Only as root, over a workspace root does not own; never raises (a path that cannot be changed is left as it is)."""
     try:
         if os.geteuid() != 0:
             return 0

@@ -9,6 +9,7 @@ arm stands with no advisory, the suite bytes are the same, it was drawn to the r
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,6 +24,17 @@ from driftproof.run import RunRequest
 from driftproof.stale import gather_today
 
 __all__ = ["Promoted", "promote"]
+
+_SHA256 = re.compile(r"\b([0-9a-f]{12})[0-9a-f]{52}\b")
+
+
+def short_digests(why: str) -> str:
+    """``why`` with each sha256 shown by its first 12 digits, as the promote line and the others show one.
+
+    >>> short_digests("seal mismatch: recorded " + "a" * 64 + ", content gives " + "b" * 64)
+    'seal mismatch: recorded aaaaaaaaaaaa, content gives bbbbbbbbbbbb'
+    """
+    return _SHA256.sub(r"\1", why)
 
 
 class Promoted:
@@ -41,7 +53,8 @@ def promote(candidate_path: Path, shown: str, request: RunRequest, out: Path, co
     try:
         candidate = load_receipt(candidate_path, read_restamped_smoke=True)
     except ReceiptError as exc:  # a tampered or unreadable receipt is never promoted: the store job draws
-        return Promoted(None, carry_sentences.not_promoted(shown, str(exc)))
+        said = str(exc).removeprefix(f"{candidate_path}: ")  # the path is said once, as in the repository
+        return Promoted(None, carry_sentences.not_promoted(shown, short_digests(said)))
     why = refusal(candidate, request)
     if why is not None:
         return Promoted(None, carry_sentences.not_promoted(shown, why))

@@ -147,9 +147,11 @@ def set_heading(ran: int, skipped: int) -> str:
     '**Driftproof · 2 skills run** · 1 not touched by this change'
     >>> set_heading(0, 3)
     '**Driftproof · no skill run** · 3 not touched by this change'
+    >>> set_heading(2, 0)  # every skill ran: no "0 not touched"
+    '**Driftproof · 2 skills run**'
     """
     runs = "no skill run" if ran == 0 else f"{ran} skill run" if ran == 1 else f"{ran} skills run"
-    return f"**Driftproof · {runs}** · {skipped} {NOT_TOUCHED}"
+    return f"**Driftproof · {runs}**" + (f" · {skipped} {NOT_TOUCHED}" if skipped else "")
 
 
 def set_verdict(compared: bool, regressed: int, improved: int) -> str:

@@ -107,6 +107,35 @@ def test_a_price_table_that_is_not_there_names_the_input(tmp_path: Path, github:
     assert error_line(job.log).startswith("input 'price-table': nope.json: no such file")
 
 
+@pytest.mark.parametrize(
+    ("table", "said"),
+    [
+        (None, "input 'price-table': p: is a directory, not a price table file (name the JSON file inside it)"),
+        ("{", "input 'price-table': p/prices.json: not valid JSON at line 1, column 2"),
+        (
+            '{"claude-sonnet-5-5": {"input_per_mtok": -3, "output_per_mtok": 15}}',
+            "input 'price-table': p/prices.json: claude-sonnet-5-5.input_per_mtok: a number of USD, at least 0, "
+            "found -3",
+        ),
+        (  # a string is not read as a number: "3" is refused, as the CLI's --price-table refuses it
+            '{"claude-sonnet-5-5": {"input_per_mtok": "3", "output_per_mtok": 15}}',
+            "input 'price-table': p/prices.json: claude-sonnet-5-5.input_per_mtok: a number of USD, at least 0, "
+            "found '3'",
+        ),
+    ],
+)
+def test_a_bad_price_table_names_the_input(tmp_path: Path, github: FakeGitHub, table: str | None, said: str) -> None:
+    repos = make_repos(tmp_path, None)
+    (repos.workspace / "p").mkdir()
+    if table is not None:
+        (repos.workspace / "p" / "prices.json").write_text(table, encoding="utf-8")
+    given = "p" if table is None else "p/prices.json"
+    dead = {**KEYED, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}  # were a call made, it would fail here, offline
+    job = run_job(tmp_path, repos, github, None, inputs={"price-table": given}, extra=dead)
+    assert job.code == 2, job.log
+    assert error_line(job.log).split(" · Fix:")[0].startswith(said)
+
+
 # --- errors the shared run code raises name the input and a workspace-relative path, not a CLI flag -------------
 
 

@@ -5,6 +5,8 @@ recorded and it was drawn to the reference rule; otherwise it draws. The simulat
 from __future__ import annotations
 
 import io
+import json
+import re
 from pathlib import Path
 
 import httpx
@@ -102,9 +104,17 @@ def test_a_tampered_or_missing_pr_receipt_is_drawn_again(
     capsys.readouterr()
     path = workspace / PR_RECEIPT
     path.write_text(path.read_text(encoding="utf-8").replace('"score": 0.', '"score": 0.0', 1), encoding="utf-8")
+    recorded = json.loads(path.read_text(encoding="utf-8"))["seal"]["sha256"]
     code, _, log = _store(tmp_path / "again", workspace)
     assert code == 0, log
-    assert f"not promoting {PR_RECEIPT}: " in log and "seal" in log
+    [line] = [x for x in log.splitlines() if x.startswith("::notice title=Driftproof promoted::")]
+    said = line.removeprefix("::notice title=Driftproof promoted::")
+    # the path as in the repository, once; each seal by its first 12 digits, as the other lines show a sha256
+    assert re.fullmatch(
+        rf"not promoting {re.escape(PR_RECEIPT)}: seal mismatch: recorded {recorded[:12]}, content gives "
+        r"[0-9a-f]{12}; drawing the receipt",
+        said,
+    ), said
     assert load_receipt(workspace / RECEIPT).promotion is None
 
 

@@ -211,13 +211,19 @@ def test_a_bad_price_table_is_refused_before_any_call(
     prices = native.parent / "prices.json"
     prices.write_text('{"stub-judge": ' + "[" * 5000 + "]" * 5000 + "}", encoding="utf-8")
     message = refused(capsys, calls, "run", str(native), "--price-table", str(prices), *FAST)
-    assert message == f"{prices}: nested deeper than 64 levels; a price table nests at most 64"
+    assert message == f"--price-table: {prices}: nested deeper than 64 levels; a price table nests at most 64"
     prices.write_text('{"stub-judge": 5}', encoding="utf-8")
     message = refused(capsys, calls, "run", str(native), "--price-table", str(prices), *FAST)
-    assert message == f"{prices}: stub-judge: a price is a mapping (input_per_mtok, output_per_mtok, ...), found 5"
+    assert (
+        message
+        == f"--price-table: {prices}: stub-judge: a price is a mapping (input_per_mtok, output_per_mtok, ...), found 5"
+    )
     prices.write_text('{"stub-judge": {"input_per_mtok": -1, "output_per_mtok": 0}}', encoding="utf-8")
     message = refused(capsys, calls, "run", str(native), "--price-table", str(prices), *FAST)
-    assert message == f"{prices}: stub-judge.input_per_mtok: a number of USD, at least 0, found -1"
+    assert message == f"--price-table: {prices}: stub-judge.input_per_mtok: a number of USD, at least 0, found -1"
+    prices.write_text('{"stub-judge": {"input_per_mtok": "3", "output_per_mtok": 0}}', encoding="utf-8")
+    message = refused(capsys, calls, "run", str(native), "--price-table", str(prices), *FAST)
+    assert message == f"--price-table: {prices}: stub-judge.input_per_mtok: a number of USD, at least 0, found '3'"
     assert not (native.parent / ".driftproof").exists()
 
 

@@ -1,4 +1,5 @@
-"""`driftproof.action.ownership.hand_over`: only where the Action writes, only what root owns, never ``.git``."""
+"""`driftproof.action.ownership.hand_over`: only where the Action writes (and ``.git``, where its git calls
+write), only what root owns."""
 
 from __future__ import annotations
 
@@ -22,11 +23,13 @@ def test_only_what_root_owns_where_the_action_writes_is_handed_over(tmp_path: Pa
         (ws / name).write_text("x", encoding="utf-8")
     os.chown(ws, NOBODY, NOBODY)
     os.chown(ws / ".driftproof" / "pr", 1234, 1234)  # another user's folder: left alone, what is in it is root's
-    # .driftproof, its receipt, the pr folder's receipt (root's); not the pr folder, .git, other/ or top.md
-    assert hand_over(ws, [".driftproof/receipt.json", ".driftproof/badge.json"]) == 3
+    # .driftproof, its receipt, the pr folder's receipt (root's): 3; .git, .git/objects, .git/objects/x (the
+    # Action's fetch writes there): 3; 3 + 3 = 6; not the pr folder, other/ or top.md
+    assert hand_over(ws, [".driftproof/receipt.json", ".driftproof/badge.json"]) == 6
     owners = {p: os.lstat(ws / p).st_uid for p in (".driftproof", ".driftproof/receipt.json", ".driftproof/pr")}
     assert owners == {".driftproof": NOBODY, ".driftproof/receipt.json": NOBODY, ".driftproof/pr": 1234}
-    assert [os.lstat(ws / p).st_uid for p in (".git/objects/x", "other/y", "top.md")] == [0, 0, 0]
+    assert [os.lstat(ws / p).st_uid for p in (".git", ".git/objects", ".git/objects/x")] == [NOBODY] * 3
+    assert [os.lstat(ws / p).st_uid for p in ("other/y", "top.md")] == [0, 0]
     assert hand_over(ws, ["receipt.json"]) == 1  # an output at the top: the top's own files (top.md), no folder
     assert os.lstat(ws / "top.md").st_uid == NOBODY and os.lstat(ws / "other").st_uid == 0
 

@@ -16,7 +16,10 @@ from driftproof.errors import InputError
     [
         ({"INPUT_SKILLS": "s/*/SKILL.md", "INPUT_SUITE": "evals/suite.yaml"}, "input 'suite': not with 'skills'"),
         ({"INPUT_SKILLS": "s/*/SKILL.md", "INPUT_SKILL": "SKILL.md"}, "input 'skill': not with 'skills'"),
-        ({"INPUT_SKILLS": "s/*/SKILL.md", "INPUT_SHARD": "1/2"}, "input 'shard': not with 'skills'"),
+        (  # shard's own reason, not the one of suite and skill (each skill's suite is found beside its SKILL.md)
+            {"INPUT_SKILLS": "s/*/SKILL.md", "INPUT_SHARD": "1/2"},
+            "input 'shard': not with 'skills' (each skill's suite runs whole; shard a run of one suite, input 'suite')",
+        ),
         ({"INPUT_SKILLS": "../*/SKILL.md"}, "input 'skills': a glob relative to the repository root"),
         ({"INPUT_SKILLS": "/abs/*/SKILL.md"}, "input 'skills': a glob relative to the repository root"),
         ({}, "input 'suite' is required"),
@@ -26,6 +29,7 @@ def test_skills_input_refusals(inputs: dict[str, str], said: str) -> None:
     with pytest.raises(InputError) as caught:
         ActionConfig.from_environ(inputs)
     assert str(caught.value).startswith(said)
+    assert ("beside its SKILL.md" in str(caught.value)) == (said.split(":")[0] in ("input 'suite'", "input 'skill'"))
 
 
 def test_skills_input_needs_no_suite() -> None:
