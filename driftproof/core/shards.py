@@ -36,7 +36,15 @@ from driftproof.core.models import (
 from driftproof.core.models import Counts as CountsRecord
 from driftproof.core.pairwise import overall
 from driftproof.core.shard_judging import pooled_canaries, summed_canary_overhead, summed_pairwise
-from driftproof.core.shard_sentences import NOT_A_SHARD, SHARD_FORM, differs, missing, overlap, too_many_shards
+from driftproof.core.shard_sentences import (
+    NOT_A_SHARD,
+    SHARD_FORM,
+    differs,
+    missing,
+    overlap,
+    shards_given,
+    too_many_shards,
+)
 from driftproof.core.words import Verification
 
 MERGE = "merge"
@@ -219,7 +227,8 @@ def merge_refusal(shards: Sequence[tuple[str, Receipt]]) -> str | None:
     """Why these receipts cannot merge, as ``FILE: field: reason``; ``None`` when they can.
 
     Each must be a shard; each must share every `SAME` field with the first; its cases must be the ones its
-    ``run.shard.case_ids`` names; no case may be in two shards; every case of the suite must be in one.
+    ``run.shard.case_ids`` names; no case may be in two shards; every case of the suite must be in one (that one
+    names the shards given, not a file: no file is wrong, one is missing).
     """
     owner: dict[str, str] = {}
     first_name, first = shards[0]
@@ -242,7 +251,7 @@ def merge_refusal(shards: Sequence[tuple[str, Receipt]]) -> str | None:
     if absent:
         count = first.run.shard.count if first.run.shard else 1
         why = missing(found(absent[0]), shard_of(suite, count)[absent[0]], count, len(absent) - 1)
-        return f"{first_name}: run.shard.suite_case_ids: {why}"
+        return f"{shards_given(len(shards))}: run.shard.suite_case_ids: {why}"
     return None
 
 

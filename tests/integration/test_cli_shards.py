@@ -158,10 +158,12 @@ def merge_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, *shards: P
 def test_merge_refuses_a_missing_shard_naming_the_case(
     two: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The refusal is about the shards given together, not the first one's file (which the user would go and
+    inspect, though nothing is wrong with it): a shard is missing."""
     line = merge_refused(capsys, tmp_path, two[0])
     assert line == (
-        f"driftproof: error: {two[0]}: run.shard.suite_case_ids: case 'c' is in no shard given (it falls in shard "
-        "2/2: add that shard's receipt); 1 more case is missing too"
+        "driftproof: error: the shards given (1 receipt): run.shard.suite_case_ids: case 'c' is in no shard given "
+        "(it falls in shard 2/2: add that shard's receipt); 1 more case is missing too"
     )
 
 
