@@ -71,7 +71,8 @@ def check_receipt(receipt_path: Path, suite: Path | None, skill: Path | None, **
     ``flags`` (``RunRequest`` fields: the lane and judge flags, the counts)."""
     receipt = load_receipt(receipt_path)
     suite_path = _recorded_path(suite, receipt.suite.path, receipt_path, "suite.path", "--suite")
-    if skill is None and receipt.skill is not None:
+    if skill is None and receipt.skill is not None and (suite is None or load_suite(suite_path).skill is None):
+        # a suite given brings the skill it names, as `run SUITE` reads it; else the SKILL.md the receipt recorded
         skill = _recorded_path(None, receipt.skill.path, receipt_path, "skill.path", "--skill")
     given = {name: value for name, value in flags.items() if value is not None}  # --no-as-reference is given
     recorded = recorded_flags(receipt)

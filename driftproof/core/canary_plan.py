@@ -30,7 +30,7 @@ from driftproof.core.plan import (
     Spend,
     draw_worst,
 )
-from driftproof.core.plan_sentences import canaries_over_budget, draw_over_budget, usd_text
+from driftproof.core.plan_sentences import canaries_over_budget, draw_over_budget, usd_at_least, usd_text
 
 CANARIES_ID = "canaries"
 """The id of the canaries' line in a plan (``driftproof plan``'s ``canaries`` key)."""
@@ -157,8 +157,8 @@ least 510 tokens
         least, canaries = f"{(reserved + first[pick]).tokens:,} tokens", f"{reserved.tokens:,} tokens"
     else:
         pick = min(range(len(first)), key=lambda i: first[i].usd(prices) or 0.0)
-        given, need = usd_text(budget.usd), usd_text(first[pick].usd(prices))
-        least, canaries = usd_text((reserved + first[pick]).usd(prices)), usd_text(reserved.usd(prices))
+        given, need = usd_text(budget.usd), usd_at_least(first[pick].usd(prices) or 0.0)
+        least, canaries = usd_at_least((reserved + first[pick]).usd(prices) or 0.0), usd_text(reserved.usd(prices))
     return draw_over_budget(
         "--budget" if tokens else "--budget-usd",
         given,

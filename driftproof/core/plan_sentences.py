@@ -6,6 +6,7 @@ Kept apart from ``core/sentences.py``, which is at its size cap. Pure.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from driftproof.core.models import Price, RunBudget
@@ -33,6 +34,17 @@ def usd_text(value: float | int | None) -> str:
     if value == 0:
         return "$0"
     return f"${value:,.2f}" if value >= 1 else f"${value:.4f}"
+
+
+def usd_at_least(value: float) -> str:
+    """A least budget in dollars, as `usd_text` shows it but rounded up, so a budget of the figure shown is enough.
+
+    >>> usd_at_least(0.012546), usd_at_least(0.0125), usd_at_least(1.001)
+    ('$0.0126', '$0.0125', '$1.01')
+    """
+    if value >= 1:
+        return f"${math.ceil(round(value * 100, 6)) / 100:,.2f}"
+    return f"${math.ceil(round(value * 10_000, 6)) / 10_000:.4f}"
 
 
 def _range(r: Range, unit: str, money: bool = False) -> str:

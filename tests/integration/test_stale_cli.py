@@ -267,6 +267,21 @@ def test_max_tokens_left_out_is_the_receipts_and_given_is_asked_about(
         assert capsys.readouterr().err.startswith("driftproof: error: --max-tokens: a whole number of tokens")
 
 
+def test_a_suite_given_brings_the_skill_it_names(
+    made: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``--suite OTHER/suite.yaml`` without ``--skill`` asks about what ``run OTHER/suite.yaml`` would run: the
+    skill that suite names (it read the receipt's recorded SKILL.md instead, so an edited copy "stood")."""
+    _, receipt = made
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "SKILL.md").write_text("# Skill\nWrite better.\n", encoding="utf-8")
+    _suite(other)
+    code, doc, _ = stale(capsys, str(receipt), "--suite", str(other / "suite.yaml"), *FAST)
+    assert code == 1 and arms(doc) == {"a": ("rerun", "stands"), "b": ("rerun", "stands")}
+    assert doc["cases"][0]["with_skill"]["reasons"][0].startswith("skill sha256 changed: ")
+
+
 def _shards(suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> list[Path]:
     """Shards 1/2 and 2/2 of the suite, answers kept: sha256 b 3e23… ranks before a ca97…, so b is in 1, a in 2."""
     paths = [tmp_path / f"s{i}.json" for i in (1, 2)]
