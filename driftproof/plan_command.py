@@ -26,7 +26,8 @@ from driftproof.core.defaults import DEFAULTS, judge_provider_for
 from driftproof.core.models import Receipt, Shard
 from driftproof.core.placebo import PLACEBO_ARM
 from driftproof.core.plan import ARM_ORDER, Budget, Plan, Pricing
-from driftproof.core.plan_sentences import plan_json, plan_lines
+from driftproof.core.plan_json import plan_json
+from driftproof.core.plan_sentences import plan_lines
 from driftproof.core.reading import not_regradable
 from driftproof.core.words import JudgeMode, Provider, Surface
 from driftproof.errors import InputError, LaneError

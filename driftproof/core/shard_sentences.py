@@ -91,10 +91,10 @@ def overlap(case_id: str, other: str) -> str:
     return f"case {case_id} is also in {other}; each case must be in exactly one shard"
 
 
-def shards_given(count: int) -> str:
+def given(count: int) -> str:
     """Where a missing shard's refusal points: the shards given together.
 
-    >>> shards_given(1), shards_given(2)
+    >>> given(1), given(2)
     ('the shards given (1 receipt)', 'the shards given (2 receipts)')
     """
     return f"the shards given ({count} receipt{'' if count == 1 else 's'})"

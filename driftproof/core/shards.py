@@ -36,15 +36,7 @@ from driftproof.core.models import (
 from driftproof.core.models import Counts as CountsRecord
 from driftproof.core.pairwise import overall
 from driftproof.core.shard_judging import pooled_canaries, summed_canary_overhead, summed_pairwise
-from driftproof.core.shard_sentences import (
-    NOT_A_SHARD,
-    SHARD_FORM,
-    differs,
-    missing,
-    overlap,
-    shards_given,
-    too_many_shards,
-)
+from driftproof.core.shard_sentences import NOT_A_SHARD, SHARD_FORM, differs, given, missing, overlap, too_many_shards
 from driftproof.core.words import Verification
 
 MERGE = "merge"
@@ -251,7 +243,7 @@ def merge_refusal(shards: Sequence[tuple[str, Receipt]]) -> str | None:
     if absent:
         count = first.run.shard.count if first.run.shard else 1
         why = missing(found(absent[0]), shard_of(suite, count)[absent[0]], count, len(absent) - 1)
-        return f"{shards_given(len(shards))}: run.shard.suite_case_ids: {why}"
+        return f"{given(len(shards))}: run.shard.suite_case_ids: {why}"
     return None
 
 

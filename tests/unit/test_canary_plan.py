@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from driftproof.core.canary_plan import CanarySizes, canaries_refusal, canary_worst, with_canaries
 from driftproof.core.models import Price
 from driftproof.core.plan import Budget, CaseSizes, PlanSettings, Pricing, Range, Spend, plan_suite
-from driftproof.core.plan_sentences import plan_json, plan_lines
+from driftproof.core.plan_json import plan_json
+from driftproof.core.plan_sentences import plan_lines
 
 SETTINGS = PlanSettings(3, 5, judge_samples=2, max_tokens=200, judge_max_tokens=50, skill=100)
 CASE = CaseSizes("c", prompt=10, judge_template=300)
