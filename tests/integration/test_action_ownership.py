@@ -21,9 +21,8 @@ from tests.support.runner_user import NOBODY, as_nobody, git, needs_setpriv, run
 pytestmark = needs_setpriv
 
 
-def test_the_files_and_folders_a_store_job_writes_belong_to_the_checkouts_owner(
-    shared: Path, fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def seed_repo(shared: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository holding the skill and its suite (one commit on main), with git trusting the checkouts as root."""
     root_config = str(trusting(shared / "root-gitconfig"))
     monkeypatch.setenv("DRIFTPROOF_TEST_GITCONFIG", root_config)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", root_config)
@@ -34,6 +33,13 @@ def test_the_files_and_folders_a_store_job_writes_belong_to_the_checkouts_owner(
     (seed / "evals" / "suite.yaml").write_text(suite_yaml(), encoding="utf-8")
     git(seed, "add", "-A")
     git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "skill and suite")
+    return seed
+
+
+def test_the_files_and_folders_a_store_job_writes_belong_to_the_checkouts_owner(
+    shared: Path, fake_llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed = seed_repo(shared, monkeypatch)
     main = shared / "main"
     git(shared, "clone", "-q", f"file://{seed}", str(main))
     subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(main)], check=True)  # actions/checkout's owner
@@ -61,16 +67,7 @@ def test_what_the_actions_git_fetch_leaves_in_git_belongs_to_the_checkouts_owner
     """The Action fetches the default branch as root (to read the stored receipt): FETCH_HEAD, the fetched
     objects' folders and the remote ref would be root's, so the runner's ``git fetch``, ``git pull --rebase`` or a
     ``git add`` whose object falls in such a folder would fail."""
-    root_config = str(trusting(shared / "root-gitconfig"))
-    monkeypatch.setenv("DRIFTPROOF_TEST_GITCONFIG", root_config)
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", root_config)
-    seed = shared / "seed"
-    (seed / "evals").mkdir(parents=True)
-    git(seed, "init", "-q", "-b", "main")
-    (seed / "SKILL.md").write_text(SKILL, encoding="utf-8")
-    (seed / "evals" / "suite.yaml").write_text(suite_yaml(), encoding="utf-8")
-    git(seed, "add", "-A")
-    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "skill and suite")
+    seed = seed_repo(shared, monkeypatch)
     pr = shared / "pr"
     git(shared, "clone", "-q", f"file://{seed}", str(pr))
     git(pr, "checkout", "-q", "-b", "pr")
