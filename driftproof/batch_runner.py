@@ -37,11 +37,11 @@ from typing import Any
 
 from driftproof.core import batch_sentences as words
 from driftproof.core.batch_sentences import batch_refusal
-from driftproof.errors import InputError
+from driftproof.errors import InputError, RunStopped
 from driftproof.journal import Entry, Journal
 from driftproof.lanes.anthropic_api import AnthropicApiLane
 from driftproof.lanes.anthropic_batch import AnthropicBatches
-from driftproof.lanes.base import Generation, GenerationRequest, Lane
+from driftproof.lanes.base import FATAL, AttemptFailure, Generation, GenerationRequest, Lane
 from driftproof.lanes.batch_api import BatchApi, BatchRequestFailed, BatchRequests, failed
 from driftproof.lanes.openai_api import OpenAIApiLane
 from driftproof.lanes.openai_batch import OpenAIBatches
@@ -170,6 +170,9 @@ class BatchRunner(Runner):
         HTTP requests made for them so far (the create and the polls journaled), polled again."""
         self._unread_lines: dict[tuple[int, str], list[tuple[int, ...]]] = {}
         """By case index and arm, the draws of each answer line of those batches: asked for in the same lines."""
+        self._unread_ids: list[str] = []
+        """The ids of the batches submitted (by this run or the one a journal holds) and not yet read."""
+        self.tally.retries = 0  # the batch requests' retries, not the attempts beyond one a call
 
     def run(self, journal: Journal | None = None, *, resume: bool = False) -> None:
         """As `Runner.run`; a resumed run first reads the journal's batches."""
@@ -188,6 +191,7 @@ class BatchRunner(Runner):
                     key = (str(entry.get("role")), frozenset(entry.get("custom_ids", ())))
                     http = max(int(entry.get("http", 1)), polled.get(entry["id"], 0))
                     self._unread[key] = (entry["id"], http)
+                    self._unread_ids.append(entry["id"])
                     if entry.get("role") == "answer":
                         self._unread_lines.update(answer_lines(list(entry.get("custom_ids", ()))))
 
@@ -226,8 +230,8 @@ class BatchRunner(Runner):
 
     def _send(self, role: str, lane: Lane, items: list[_Queued]) -> None:
         """One batch: submitted (or found in the journal), polled until it ends, its results handed back. Each HTTP
-        request is retried by the lane's retry policy (`BatchRequests`); one that fails for good fails every call
-        of the batch, its reason naming the step."""
+        request is retried by the lane's retry policy (`BatchRequests`); a create that fails for good fails every
+        call of the batch, its reason naming the step, and a poll or read that does stops the run (`_batch_failed`)."""
         api = self._apis[role]
         if api is None:  # check_batch_lanes refused any other lane before the run
             raise TypeError(f"no batch API on {lane.provider}/{lane.surface}")
@@ -239,6 +243,7 @@ class BatchRunner(Runner):
             if batch_id is None:
                 batch_id = api.submit(send, {q.custom_id: q.request for q in items})
                 self.batch_ids.append(batch_id)
+                self._unread_ids.append(batch_id)
                 self._journal_entry(
                     {"kind": "batch", "role": role, "id": batch_id, "custom_ids": ids, "http": send.http}
                 )
@@ -250,17 +255,46 @@ class BatchRunner(Runner):
             step = words.reading(batch_id)
             got = api.results(send, batch_id, ids)
             self._journal_entry({"kind": "batch_read", "id": batch_id})
-        except BatchRequestFailed as exc:  # retried as far as the policy allows: every item of it is a failed call
-            gone = failed(replace(exc.failure, reason=words.batch_step_failed(step, exc.error)))
-            got = dict.fromkeys(ids, gone)
+            self._unread_ids.remove(batch_id)
+        except BatchRequestFailed as exc:  # retried as far as the policy allows
+            failure = replace(exc.failure, reason=words.batch_step_failed(step, exc.error))
+            got = self._batch_failed(batch_id, journaled, send, failure, ids)
         except Exception as exc:  # the batch's reply could not be read (not an HTTP failure): the same
             failure = api.classify(exc)
-            got = dict.fromkeys(ids, failed(replace(failure, reason=words.batch_step_failed(step, failure.reason))))
+            failure = replace(failure, reason=words.batch_step_failed(step, failure.reason))
+            got = self._batch_failed(batch_id, journaled, send, failure, ids)
+        self._count_retries(send)
         http = journaled + send.http
         last = len(items) - 1  # the batch's HTTP requests on its last call, so progress shows no retries mid-batch
         for n, q in enumerate(items):
             gen = got[q.custom_id]
             q.future.set_result(replace(gen, attempts=http) if n == last else gen)
+
+    def _count_retries(self, send: BatchRequests) -> None:
+        """The retries of a batch's requests: the retries the progress line shows (`Tally.retries`)."""
+        self.tally.retries = (self.tally.retries or 0) + send.retries
+
+    def _batch_failed(
+        self, batch_id: str | None, journaled: int, send: BatchRequests, failure: AttemptFailure, ids: list[str]
+    ) -> dict[str, Generation]:
+        """A batch request that failed for good. Before the batch exists (its create failed), every call of it is
+        a failed call. Once it exists, the provider runs and bills it whatever the run does, so it is never dropped:
+        its HTTP requests so far are journaled and the run stops (`RunStopped`), its journal kept, for
+        ``--resume`` to poll it again."""
+        if batch_id is None:
+            return dict.fromkeys(ids, failed(failure))
+        self._journal_entry({"kind": "batch_poll", "id": batch_id, "http": journaled + send.http})
+        self._count_retries(send)
+        journal = str(self._journal.path) if self._journal is not None else "the run's journal"
+        raise RunStopped(
+            words.batch_stopped(failure.reason, batch_id, journal, self.finished_draws()),
+            in_a_row=failure.kind not in FATAL,
+            keep_journal=True,
+        )
+
+    def interrupted_line(self, where: str) -> str:
+        """As `Runner.interrupted_line`, naming the batches submitted and not yet read, which ``--resume`` polls."""
+        return words.interrupted_with_batches(self.finished_draws(), where, list(self._unread_ids))
 
     def _poll(self, api: BatchApi, send: BatchRequests, batch_id: str, journaled: int) -> None:
         """Poll until the batch has ended: ``poll_s`` first, doubling up to `POLL_CAP_S`; a wait of `LONG_POLL_S`

@@ -67,11 +67,14 @@ class RunStopped(LaneError):
     finished draws are kept). Exit status 2.
     """
 
-    def __init__(self, message: str, *, in_a_row: bool = False) -> None:
+    def __init__(self, message: str, *, in_a_row: bool = False, keep_journal: bool = False) -> None:
         super().__init__(message)
         self.in_a_row = in_a_row
         """Stopped by calls failing in a row (timeouts, refused connections, 5xx after their retries), not by a
         refusal every call would meet (a wrong key, a missing model): the key is then not what to check."""
+        self.keep_journal = keep_journal
+        """The journal is kept whatever it holds, the message saying so: a ``--batch`` run whose submitted batch
+        could not be polled or read (the provider runs and bills it), for ``--resume`` to poll it again."""
 
 
 class RunInterrupted(DriftproofError):

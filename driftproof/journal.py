@@ -156,10 +156,63 @@ def changed_neighbour(then: Any, now: Mapping[str, str] | None) -> str | None:
     return None
 
 
+def unread_batches(lines: Sequence[bytes]) -> list[str]:
+    """The ids of the batches a journal's entry lines hold that were submitted and never read (``--batch``)."""
+    submitted: list[str] = []
+    read: set[str] = set()
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            break
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            if entry.get("kind") == "batch":
+                submitted.append(entry["id"])
+            elif entry.get("kind") == "batch_read":
+                read.add(entry["id"])
+    return [b for b in submitted if b not in read]
+
+
+def _held(unread: Sequence[str]) -> str:
+    """``batch X, which the provider runs (and bills) once submitted``: the unread batches a refusal names."""
+    one = len(unread) == 1
+    return f"batch{'' if one else 'es'} {', '.join(unread)}, which the provider runs (and bills) once submitted"
+
+
+def batch_switched(path: Path, *, journal_batch: bool, unread: Sequence[str]) -> str:
+    """Why ``--resume`` is refused when only ``--batch`` differs from the run that made the journal, and the way
+    to resume it: never advising a fresh start while it holds a batch not yet read, which would be paid again.
+
+    >>> batch_switched(Path("r.json.journal"), journal_batch=False, unread=[])
+    'r.json.journal: this journal was made by a run without --batch, and this run has it; drop --batch to resume \
+it, or run without --resume to start afresh'
+    """
+    if not journal_batch:
+        return (
+            f"{path}: this journal was made by a run without --batch, and this run has it; drop --batch to resume "
+            "it, or run without --resume to start afresh"
+        )
+    head = f"{path}: this journal was made by a run with --batch, and this run is without it"
+    if not unread:
+        return f"{head}; add --batch to resume it, or run without --resume to start afresh"
+    it = "it" if len(unread) == 1 else "them"
+    return (
+        f"{head}; it holds {_held(unread)}: add --batch to resume it and poll that batch"
+        f"{'' if len(unread) == 1 else 'es'} (without --resume, the run would submit and pay for {it} again)"
+    )
+
+
 def _refusal(
-    path: Path, header: Mapping[str, Any], fingerprint: str, neighbours: Mapping[str, str] | None = None
+    path: Path,
+    header: Mapping[str, Any],
+    fingerprint: str,
+    neighbours: Mapping[str, str] | None = None,
+    *,
+    batch: tuple[bool, str] | None = None,
+    lines: Sequence[bytes] = (),
 ) -> InputError | None:
-    """Why a journal with ``header`` cannot be resumed by this run, or ``None``."""
+    """Why a journal with ``header`` (and entry ``lines``) cannot be resumed by this run, or ``None``. ``batch``:
+    whether this run has ``--batch``, and the fingerprint it would have with the other setting."""
     version = header.get("journal")
     if isinstance(version, int) and not isinstance(version, bool) and version != JOURNAL_VERSION:
         return InputError(
@@ -173,6 +226,15 @@ def _refusal(
                 f"{path}: the neighbour skill {changed} is not the one the stopped run installed (it was edited, "
                 "added or removed since), so the journal cannot be resumed; run without --resume to start afresh"
             )
+        unread = unread_batches(lines)
+        if batch is not None and header.get("fingerprint") == batch[1]:  # only --batch differs
+            return InputError(batch_switched(path, journal_batch=not batch[0], unread=unread))
+        if unread:
+            return InputError(
+                f"{path}: this journal was made by a run with other settings, suite or skill; it holds "
+                f"{_held(unread)}: resume it with the settings of the run that made it (without --resume, the run "
+                "would submit and pay for it again)"
+            )
         return InputError(
             f"{path}: this journal was made by a run with other settings, suite or skill; "
             "run without --resume to start afresh"
@@ -183,9 +245,19 @@ def _refusal(
 class Journal:
     """An append-only JSONL record of a run's calls and finished draws, with a fingerprint of the run."""
 
-    def __init__(self, path: Path, fingerprint: str, neighbours: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        fingerprint: str,
+        neighbours: Mapping[str, str] | None = None,
+        *,
+        batch: tuple[bool, str] | None = None,
+    ) -> None:
         self.path = path
         self.fingerprint = fingerprint
+        self.batch = batch
+        """Whether the run has ``--batch``, and the fingerprint it would have with the other setting: a refused
+        resume that only ``--batch`` sets apart says so (`batch_switched`)."""
         self.neighbours = dict(neighbours) if neighbours else None
         """With ``discover`` delivery, each installed neighbour SKILL.md's SHA-256 by path: in the fingerprint, and
         in the header too, so that a resume refused for an edited neighbour names it."""
@@ -207,7 +279,14 @@ class Journal:
             header = json.loads(lines[0]) if len(lines) > 1 else {}
         except ValueError:
             header = {}
-        refusal = _refusal(self.path, header if isinstance(header, dict) else {}, self.fingerprint, self.neighbours)
+        refusal = _refusal(
+            self.path,
+            header if isinstance(header, dict) else {},
+            self.fingerprint,
+            self.neighbours,
+            batch=self.batch,
+            lines=lines[1:-1],
+        )
         if refusal is not None:
             raise refusal
         entries, kept = [], len(lines[0]) + 1

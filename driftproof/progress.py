@@ -56,7 +56,7 @@ class PlainProgress:
 
     def line(self, tally: Tally) -> str:
         """The figures so far."""
-        retries = max(0, tally.endpoint_attempts - tally.logical_calls)
+        retries = tally.retried()
         lost = f"{tally.lost} lost draw" + ("" if tally.lost == 1 else "s")
         elapsed = time.monotonic() - self.start
         return f"{self._done(tally)}/{self._planned(tally)} calls · {retries} retries · {lost} · {elapsed:.0f} s"
@@ -94,7 +94,7 @@ class BarProgress(PlainProgress):
         self._bar.console.print(printable(line), markup=False, highlight=False)
 
     def __call__(self, event: str, tally: Tally) -> None:
-        retries = max(0, tally.endpoint_attempts - tally.logical_calls)
+        retries = tally.retried()
         self._bar.update(
             self._task,
             completed=self._done(tally),

@@ -312,8 +312,10 @@ def check_run_outputs(request: RunRequest, out: Path, suite: Suite, skill_path: 
     check_outputs([*outputs, *request.also_writes], reads)
 
 
-def _journal_for(request: RunRequest, out: Path, fingerprint: str, neighbours: dict[str, str]) -> Journal:
-    journal = Journal(journal_beside(out), fingerprint, neighbours)
+def _journal_for(
+    request: RunRequest, out: Path, fingerprint: str, neighbours: dict[str, str], batch: tuple[bool, str]
+) -> Journal:
+    journal = Journal(journal_beside(out), fingerprint, neighbours, batch=batch)
     if request.resume and not journal.path.exists():
         raise InputError(
             f"--resume: there is no journal at {journal.path}, so there is no interrupted run to finish "
@@ -518,28 +520,28 @@ def _plan(
         judge_mode=JudgeMode(request.judge_mode),
     )
     installed = {n.path: n.sha256 for n in neighbours or ()}  # the neighbour skills beside it, by path
-    fingerprint = run_fingerprint(
-        {
-            "suite": suite.sha256,
-            "cases": [c.id for c in suite.cases],
-            "skill": skill_text,
-            "lane": [lane.provider, lane.surface, request.model, request.base_url],
-            "judge": [judge.provider, judge_model, request.judge_base_url],
-            "rule": rule.describe(),
-            "samples": counts.judge_samples,
-            "capture": request.capture,
-            **({"delivery": request.delivery} if request.delivery != Delivery.SYSTEM_PROMPT else {}),
-            "preset": counts.preset,
-            "script": str(request.script) if request.script else None,
-            **({"reference": reference.sha256} if reference.sha256 else {}),
-            **({"carried": [carry.sha256, sorted(carry.draws)]} if carry.draws else {}),
-            **budget_fingerprint(options),
-            **({"batch": True} if request.batch else {}),  # its prices, batch ids and attempts: resumed alike
-            **({"placebo": GENERATOR} if placebo else {}),
-            **({"neighbours": installed} if installed else {}),
-        }
-    )
-    journal = _journal_for(request, out, fingerprint, installed)
+    parts: dict[str, Any] = {
+        "suite": suite.sha256,
+        "cases": [c.id for c in suite.cases],
+        "skill": skill_text,
+        "lane": [lane.provider, lane.surface, request.model, request.base_url],
+        "judge": [judge.provider, judge_model, request.judge_base_url],
+        "rule": rule.describe(),
+        "samples": counts.judge_samples,
+        "capture": request.capture,
+        **({"delivery": request.delivery} if request.delivery != Delivery.SYSTEM_PROMPT else {}),
+        "preset": counts.preset,
+        "script": str(request.script) if request.script else None,
+        **({"reference": reference.sha256} if reference.sha256 else {}),
+        **({"carried": [carry.sha256, sorted(carry.draws)]} if carry.draws else {}),
+        **budget_fingerprint(options),
+        **({"placebo": GENERATOR} if placebo else {}),
+        **({"neighbours": installed} if installed else {}),
+    }
+    batched = {"batch": True}  # a batch run's prices, batch ids and attempts: resumed alike only
+    fingerprint = run_fingerprint({**parts, **(batched if request.batch else {})})
+    other = run_fingerprint({**parts, **({} if request.batch else batched)})  # a resume refused for --batch says so
+    journal = _journal_for(request, out, fingerprint, installed, (request.batch, other))
     return _Plan(reference, carry, options, journal, shown, anchors)
 
 
@@ -626,6 +628,8 @@ def _draw(
             f"interrupted: the calls that came back are kept in {journal.path}; add --resume to finish the run"
         ) from None
     except RunStopped as exc:
+        if exc.keep_journal:  # a submitted batch could not be polled or read: kept in the journal for --resume
+            raise
         kept = runner.finished_draws()
         if kept == 0:
             journal.close(remove=True)

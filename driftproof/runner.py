@@ -120,6 +120,13 @@ class Tally:
     lost: int = 0
     planned: int = 0
     """Calls committed to: each answer asked for, with the judge samples it will need."""
+    retries: int | None = None
+    """Retries counted apart (``--batch``: its batch requests' retries, this run's, for a batch has far fewer HTTP
+    requests than calls); ``None``: the endpoint attempts beyond one a logical call."""
+
+    def retried(self) -> int:
+        """The retries the progress line shows."""
+        return self.retries if self.retries is not None else max(0, self.endpoint_attempts - self.logical_calls)
 
 
 Progress = Callable[[str, Tally], None]
@@ -274,11 +281,8 @@ class Runner:
                 journal.close()
             if not isinstance(exc, KeyboardInterrupt):
                 raise
-            done_draws = self.finished_draws()
             where = f" in {journal.path}" if journal is not None else ""
-            raise RunInterrupted(
-                f"interrupted: {done_draws} finished draws are kept{where}; add --resume to finish the run"
-            ) from None
+            raise RunInterrupted(self.interrupted_line(where)) from None
         finally:  # the journal's failed calls this run did not ask again: each a logical call of its own
             self.tally.logical_calls += self._spent.calls_beyond(self._asked_again)
         pool.shutdown(wait=True)
@@ -341,6 +345,10 @@ class Runner:
             raise stopped(lane, role, gen.failure, gen.error, self._failed_in_a_row)
 
     # -- the journal -------------------------------------------------------------------------------
+    def interrupted_line(self, where: str) -> str:
+        """What an interrupted run says it keeps (``where``: `` in PATH`` of its journal, or nothing)."""
+        return f"interrupted: {self.finished_draws()} finished draws are kept{where}; add --resume to finish the run"
+
     def finished_draws(self) -> int:
         """Draws finished so far (measured or lost) that a journal keeps."""
         return sum(len(r[a]) for r in self.results for a in self.arms) - self._held_draws

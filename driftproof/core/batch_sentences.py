@@ -96,3 +96,44 @@ def polling(batch_id: str) -> str:
 def reading(batch_id: str) -> str:
     """The step of reading a batch's results, as `batch_step_failed` names it."""
     return f"reading the results of batch {batch_id}"
+
+
+def batch_stopped(failed_step: str, batch_id: str, journal: str, finished: int) -> str:
+    """Why a run stopped when a request of a batch already submitted (a poll, a read of its results) failed for
+    good: the batch runs (and is billed) whatever the run does, so it is kept for ``--resume``, never dropped.
+
+    >>> batch_stopped("polling batch msgbatch_01 failed: 500 api_error: internal after 3 attempts", "msgbatch_01",
+    ...               "r.json.journal", 2)
+    'polling batch msgbatch_01 failed: 500 api_error: internal after 3 attempts; the provider runs (and bills) \
+batch msgbatch_01 once submitted, so the run stopped and wrote no receipt: the batch and the 2 finished draws are \
+kept in r.json.journal, and driftproof run … --resume polls it again'
+    """
+    return (
+        f"{failed_step}; the provider runs (and bills) batch {batch_id} once submitted, so the run stopped and "
+        f"wrote no receipt: the batch and the {finished} finished draws are kept in {journal}, and driftproof "
+        "run … --resume polls it again"
+    )
+
+
+def interrupted_with_batches(finished: int, where: str, pending: list[str]) -> str:
+    """The line of a ``--batch`` run interrupted: what the journal keeps, the batches not yet read included.
+
+    >>> interrupted_with_batches(0, " in r.json.journal", ["msgbatch_01"])
+    'interrupted: 0 finished draws and the calls that came back are kept in r.json.journal, with batch \
+msgbatch_01, submitted and not yet read, which --resume polls instead of submitting it again; add --resume to \
+finish the run'
+    >>> interrupted_with_batches(3, "", [])
+    'interrupted: 3 finished draws and the calls that came back are kept; add --resume to finish the run'
+    """
+    batches = ""
+    if pending:
+        named = ", ".join(pending)
+        one = len(pending) == 1
+        batches = (
+            f", with batch{'' if one else 'es'} {named}, submitted and not yet read, which --resume polls instead "
+            f"of submitting {'it' if one else 'them'} again"
+        )
+    return (
+        f"interrupted: {finished} finished draws and the calls that came back are kept{where}{batches}; add "
+        "--resume to finish the run"
+    )

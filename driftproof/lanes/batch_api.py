@@ -43,13 +43,19 @@ class BatchRequests:
     sleep: Callable[[float], None]
     http: int = 0
     """Every HTTP request sent so far, the failed attempts included."""
+    retries: int = 0
+    """The attempts beyond the first of each request (its retries), the last failed ones included."""
 
     def __call__(
         self, request: Callable[[], T], *, requests: int = 1, made: Callable[[BaseException], int] | None = None
     ) -> T:
         """``request()``, retried; raises `BatchRequestFailed` when it fails for good."""
 
+        tries = 0
+
         def attempt() -> T:
+            nonlocal tries
+            tries += 1
             try:
                 value = request()
             except Exception as exc:
@@ -59,6 +65,7 @@ class BatchRequests:
             return value
 
         got = retried(attempt, self.classify, self.policy, sleep=self.sleep)
+        self.retries += max(0, tries - 1)
         if got.failure is not None:
             raise BatchRequestFailed(got.failure, got.error or got.failure.reason)
         return cast(T, got.value)

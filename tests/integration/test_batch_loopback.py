@@ -234,23 +234,70 @@ def test_a_transient_failure_of_a_batch_request_is_retried_and_the_batch_kept(
     ]
 
 
-def test_a_poll_that_fails_past_its_retries_fails_the_batch_items_naming_why(
+def test_a_poll_that_fails_for_good_stops_the_run_and_keeps_the_batch_for_resume(
     suite: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Recheck 3 N6: a poll that failed past its retries failed every item of a batch the provider was already
+    running (and billing), wrote the receipt and removed the journal. It now stops the run (no receipt), keeps the
+    journal, and ``--resume`` polls the same batch again."""
+    recorded_sleeps(monkeypatch)
+    log = io.StringIO()
+    journal = suite.parent / ".driftproof" / "receipt.json.journal"
+    with FakeLLMServer(responder) as server:
+        internal = FakeReply.error(500, message="internal", retry_after=0)
+        server.batches.fail("poll", internal, internal, internal)  # --max-retries 2: three attempts, all 500
+        with pytest.raises(RunStopped) as stopped:
+            run_suite(request_of(suite, server, max_retries=2), progress_stream=log)
+        first = len(server.requests)
+        kept = journal.read_text(encoding="utf-8")
+        assert not (suite.parent / ".driftproof" / "receipt.json").exists()
+        outcome = run(suite, server, resume=True)
+        requests = [(r.method, r.path) for r in server.requests]
+    message = str(stopped.value)
+    assert "polling batch msgbatch_fake0001 failed: 500 api_error: internal after 3 attempts" in message
+    assert "driftproof run … --resume polls it again" in message and str(journal) in message
+    assert stopped.value.in_a_row and "\n" not in message
+    assert "done:" not in log.getvalue()
+    # the first job: the create 1 + three failed polls 3 = 4, journaled so the resumed run counts on from them
+    assert first == 4 and '{"kind": "batch_poll", "id": "msgbatch_fake0001", "http": 4}' in kept
+    # resumed: no second create of the answers; their poll in progress, then ended, results 2 = 4; the judge
+    # batch as usual: create 1 + 2 polls + results 2 = 5. Every request counted: 4 + 4 + 5 = 13
+    assert requests[first] == ("GET", f"{BATCHES}/msgbatch_fake0001")
+    assert [len(b.custom_ids) for b in server.batches.batches.values()] == [8, 16]
+    r = outcome.receipt
+    assert r.run.batch_ids == ["msgbatch_fake0001", "msgbatch_fake0002"]
+    assert all(d.status == "measured" for c in r.cases for d in (*c.with_skill.draws, *c.baseline.draws))
+    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8 + 16, 13) and len(requests) == 13
+
+
+def test_a_failed_read_of_the_results_stops_the_run_too(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recheck 3 N6: reading the results of an ended batch that fails for good stops the run as a poll does."""
     recorded_sleeps(monkeypatch)
     with FakeLLMServer(responder) as server:
+        server.batches.fail("results", FakeReply.dropped(), FakeReply.dropped())  # --max-retries 1: both dropped
+        with pytest.raises(RunStopped, match=r"reading the results of batch msgbatch_fake0001 failed: .*--resume"):
+            run(suite, server, max_retries=1)
+    assert (suite.parent / ".driftproof" / "receipt.json.journal").exists()
+
+
+def test_batch_progress_counts_the_retries_of_batch_requests_and_nothing_else(suite: Path) -> None:
+    """Recheck 3 N4: under --batch the retries were endpoint attempts minus logical calls: 0 after retried polls
+    (a batch has far fewer requests than calls), and more than 0 when nothing failed."""
+    log = io.StringIO()
+    with FakeLLMServer(responder) as server:
         overloaded = FakeReply.error(529, message="Overloaded", error_type="overloaded_error", retry_after=0)
-        server.batches.fail("poll", overloaded, overloaded)  # --max-retries 1: two attempts, both 529
-        outcome = run(suite, server, max_retries=1, max_consecutive_failures=0)
-        requests = len(server.requests)
-    r = outcome.receipt
-    draws = [d for c in r.cases for d in (*c.with_skill.draws, *c.baseline.draws)]
-    assert [d.status for d in draws] == ["lost"] * 8
-    assert {d.lost_reason for d in draws} == {
-        "polling batch msgbatch_fake0001 failed: 529 overloaded_error: Overloaded after 2 attempts"
-    }
-    # the create 1 + two poll attempts 2 = 3 requests; max_draws 2 leaves no room for another round
-    assert (r.run.logical_calls, r.run.endpoint_attempts) == (8, 3) and requests == 3
+        server.batches.fail("poll", overloaded, overloaded, overloaded)  # three polls retried, the 4th answers
+        run_suite(request_of(suite, server), progress_stream=log)
+    done = [line for line in log.getvalue().splitlines() if line.startswith("done: ")]
+    # 24 calls through 5 + 3 = 8 and 5 requests: attempts 13 - calls 24 read as 0 retries; the 3 retried polls are 3
+    assert len(done) == 1 and done[0].startswith("done: 24/24 calls · 3 retries · 0 lost draws")
+    log = io.StringIO()
+    with FakeLLMServer(responder) as server:  # 1 draw, 1 sample: 2 cases x 2 arms = 4 answers + 4 samples = 8
+        run_suite(request_of(suite, server, draws=1, max_draws=1, judge_samples=1), progress_stream=log)
+        attempts = len(server.requests)
+    done = [line for line in log.getvalue().splitlines() if line.startswith("done: ")]
+    # nothing failed: 2 batches x 5 requests = 10 attempts for 8 calls, which read as 2 retries
+    assert attempts == 10 and done[0].startswith("done: 8/8 calls · 0 retries · 0 lost draws")
 
 
 def test_a_permanent_failure_of_a_batch_request_is_not_retried_and_stops_the_run(
@@ -293,20 +340,31 @@ def test_a_long_wait_between_polls_is_said_with_the_next_poll_time(
 def test_resume_refuses_a_journal_of_the_other_batch_setting(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 14 (probe #2): --batch changes the prices, the batch ids and the attempts a receipt records, so a
     journal of a --batch run is not finished without it, nor one of a plain run with it."""
-    refusal = "this journal was made by a run with other settings, suite or skill; run without --resume"
 
     def cancel(_s: float) -> None:
         raise KeyboardInterrupt
 
     with FakeLLMServer(responder) as server:
         monkeypatch.setattr(batch_runner.time, "sleep", cancel)  # cancelled at its first wait: the batch journaled
-        with pytest.raises(RunInterrupted):
+        with pytest.raises(RunInterrupted) as interrupted:
             run(suite, server)
         monkeypatch.undo()
         journal = suite.parent / ".driftproof" / "receipt.json.journal"
         assert '"kind": "batch"' in journal.read_text(encoding="utf-8")
-        with pytest.raises(InputError, match=refusal):
+        # Recheck 3 N7: the line said only "0 finished draws are kept", though the submitted batch is kept too
+        assert str(interrupted.value) == (
+            f"interrupted: 0 finished draws and the calls that came back are kept in {journal}, with batch "
+            "msgbatch_fake0001, submitted and not yet read, which --resume polls instead of submitting it again; "
+            "add --resume to finish the run"
+        )
+        # Recheck 3 N5: the refusal named no setting and advised starting afresh, which pays for the batch again
+        with pytest.raises(InputError) as refused:
             run(suite, server, batch=False, resume=True)
+        assert str(refused.value) == (
+            f"{journal}: this journal was made by a run with --batch, and this run is without it; it holds batch "
+            "msgbatch_fake0001, which the provider runs (and bills) once submitted: add --batch to resume it and "
+            "poll that batch (without --resume, the run would submit and pay for it again)"
+        )
         assert len(server.requests) == 1  # the create; nothing sent since
         journal.unlink()
 
@@ -321,6 +379,10 @@ def test_resume_refuses_a_journal_of_the_other_batch_setting(suite: Path, monkey
         with pytest.raises(RunStopped):  # 2 finished draws kept in the journal
             run(suite, server, batch=False, concurrency=1)
         sent = len(server.requests)
-        with pytest.raises(InputError, match=refusal):
+        with pytest.raises(InputError) as refused:
             run(suite, server, resume=True)
+        assert str(refused.value) == (
+            f"{journal}: this journal was made by a run without --batch, and this run has it; drop --batch to "
+            "resume it, or run without --resume to start afresh"
+        )
         assert len(server.requests) == sent

@@ -11,6 +11,7 @@ import pytest
 from driftproof import batch_runner
 from driftproof.batch_runner import BatchRunner
 from driftproof.core.reading import read_receipt
+from driftproof.errors import RunStopped
 from driftproof.run import RunOutcome, RunRequest, run_suite
 from driftproof.runner import ARMS
 from tests.integration.test_run_loopback import SKILL, env_for
@@ -319,3 +320,26 @@ def test_each_request_of_an_openai_batch_is_retried_on_its_own(suite: Path, monk
     assert r.run.endpoint_attempts == 8 + 5 == len(requests)
     assert requests[:4] == [("POST", FILES), ("POST", FILES), ("POST", OPENAI_BATCHES), ("POST", OPENAI_BATCHES)]
     assert slept[:2] == [0.0, 3.0]  # each retry-after honoured
+
+
+def test_a_failed_read_of_an_openai_batch_stops_the_run_and_resume_reads_it(
+    suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recheck 3 N6: the output file's read failing past its retries dropped a batch already run (and billed);
+    the run now stops with its journal kept, and ``--resume`` polls and reads the same batch."""
+    monkeypatch.setattr(batch_runner.time, "sleep", lambda _s: None)
+    with FakeLLMServer(responder) as server:
+        unavailable = FakeReply.error(503, message="unavailable", retry_after=0)
+        server.openai_batches.fail("content", unavailable, unavailable)  # --max-retries 1: both attempts 503
+        with pytest.raises(RunStopped) as stopped:
+            run(suite, server, max_retries=1)
+        first = len(server.requests)
+        outcome = run(suite, server, resume=True)
+        requests = len(server.requests)
+    assert "reading the results of batch batch_fake0001 failed: 503" in str(stopped.value)
+    assert "driftproof run … --resume polls it again" in str(stopped.value)
+    # the first job: upload, create, 2 polls (in progress, completed), 2 failed reads = 6; resumed: 1 poll (the
+    # fake reads completed from then on) + the output file 1 = 2, then the judge batch as usual: 5
+    assert first == 6 and requests == 6 + 2 + 5 == outcome.receipt.run.endpoint_attempts
+    assert outcome.receipt.run.batch_ids == ["batch_fake0001", "batch_fake0002"]
+    assert len(server.openai_batches.batches) == 2
