@@ -29,7 +29,7 @@ from driftproof.core.diff import DiffResult
 from driftproof.core.models import Receipt
 from driftproof.core.pairwise import pairwise_view
 from driftproof.core.placebo_sentences import PLACEBO_HEADING, PLACEBO_RULE
-from driftproof.core.plan_sentences import budget_status_reason
+from driftproof.core.plan_sentences import budget_status_reason, receipt_past_budget
 from driftproof.core.reading import CALLS, ArmSummary, ReceiptReading
 from driftproof.core.sentences import (
     BAND_SOURCE_LEGEND,
@@ -155,6 +155,7 @@ def render_view(
             placebo=placebo_section(receipt, reading),
             pairwise=pairwise_view(receipt),
             carried=carried_line(receipt, CARRIED_SOURCE),
+            past_budget=None if receipt.shards else receipt_past_budget(receipt.run.settings.budget),
         )
     ) + fired_view_section(receipt)  # which skill fired, with neighbours installed (none: nothing added)
 

@@ -238,6 +238,29 @@ provider counts, and the calls under way had started on it
     )
 
 
+def receipt_past_budget(budget: RunBudget | None) -> str | None:
+    """What a receipt's reader is told when its run went past its budget by the provider's count (`view`; the run
+    said it as `budget_passed_line`): ``committed_tokens`` above ``tokens``, or ``committed_usd`` above ``usd``;
+    ``None`` within it. A merged receipt's figures are its shards' sums: ask of its shards.
+
+    >>> print(receipt_past_budget(RunBudget(tokens=20_000, max_tokens=100, committed_tokens=21_536)))
+    budget: past the budget (20,000 tokens): the provider reported 21,536 tokens for the calls made; a prompt's \
+estimate, ceil(chars / 4), is not an upper bound on the tokens a provider counts
+    """
+    if budget is None:
+        return None
+    over_tokens = budget.tokens is not None and budget.committed_tokens > budget.tokens
+    over_usd = budget.usd is not None and budget.committed_usd is not None and budget.committed_usd > budget.usd
+    if not (over_tokens or over_usd):
+        return None
+    usd = f", {usd_text(budget.committed_usd)}" if budget.usd is not None and budget.committed_usd is not None else ""
+    return (
+        f"budget: past the budget ({_given(budget.tokens, budget.usd)}): the provider reported "
+        f"{budget.committed_tokens:,} tokens{usd} for the calls made; a prompt's estimate, ceil(chars / 4), is not "
+        "an upper bound on the tokens a provider counts"
+    )
+
+
 def canaries_over_budget(
     count: int, samples: int, judge_max_tokens: int, budget: Budget, worst: Spend, prices: Pricing
 ) -> str:
