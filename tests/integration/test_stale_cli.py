@@ -216,11 +216,11 @@ def test_a_receipt_drawn_as_reference_stands_for_its_own_command(
     assert code == 0 and doc["stands"] is True and doc["advisories"] == []
 
 
-def test_an_api_judge_receipt_stands_unchanged(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A run's API judge sends its 1024-token budget; the judge lane stale builds (before any call) reports
-    that same budget, so an unchanged API receipt is not read as a judge sampling change."""
+def _api_receipt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *extra: str
+) -> Path:
+    """A receipt of the two-case suite run on the Anthropic API lane against a loopback server (2 draws an arm,
+    1 judge sample), with ``extra`` run flags; the key and base URL stay set for ``stale``, which calls nothing."""
     from tests.support.fake_llm_script import json_text_reply
     from tests.support.fake_llm_server import FakeLLMServer
 
@@ -230,10 +230,19 @@ def test_an_api_judge_receipt_stands_unchanged(
     with FakeLLMServer(lambda _req: json_text_reply({"score": 0.8, "reason": "ok"})) as server:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-" + "test-0123456789abcdefghijklmnop")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        argv = ["--provider", "anthropic", "--draws", "2", "--max-draws", "2", "--judge-samples", "1"]
+        argv = ["--provider", "anthropic", "--draws", "2", "--max-draws", "2", "--judge-samples", "1", *extra]
         assert main(["run", str(suite), *argv, "-o", str(out)]) == 0
-        capsys.readouterr()
-        code, doc, _ = stale(capsys, str(out))
+    capsys.readouterr()
+    return out
+
+
+def test_an_api_judge_receipt_stands_unchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's API judge sends its 1024-token budget; the judge lane stale builds (before any call) reports
+    that same budget, so an unchanged API receipt is not read as a judge sampling change."""
+    out = _api_receipt(tmp_path, capsys, monkeypatch)
+    code, doc, _ = stale(capsys, str(out))  # no call: the loopback server is gone
     assert json.loads(out.read_text(encoding="utf-8"))["judge"]["sampling"]["max_tokens"] == 1024
     assert (code, doc["stands"]) == (0, True), doc
 
@@ -245,26 +254,15 @@ def test_max_tokens_left_out_is_the_receipts_and_given_is_asked_about(
     without the flag asks about the same 100, so the unchanged receipt stands (it asked about run's default 2048
     and read every arm as "answering sampling changed", while ``run --reference`` carried the same baselines);
     ``--max-tokens 200`` asks about another ceiling, a rerun of both arms."""
-    from tests.support.fake_llm_script import json_text_reply
-    from tests.support.fake_llm_server import FakeLLMServer
-
-    (tmp_path / "SKILL.md").write_text("# Skill\nWrite well.\n", encoding="utf-8")
-    suite = _suite(tmp_path)
-    out = tmp_path / "api.json"
-    with FakeLLMServer(lambda _req: json_text_reply({"score": 0.8, "reason": "ok"})) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-" + "test-0123456789abcdefghijklmnop")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        argv = ["--provider", "anthropic", "--draws", "2", "--max-draws", "2", "--judge-samples", "1"]
-        assert main(["run", str(suite), *argv, "--max-tokens", "100", "-o", str(out)]) == 0
-        capsys.readouterr()
-        assert json.loads(out.read_text(encoding="utf-8"))["run"]["sampling"]["max_tokens"] == 100
-        code, doc, _ = stale(capsys, str(out))
-        assert (code, doc["stands"]) == (0, True), doc
-        code, doc, _ = stale(capsys, str(out), "--max-tokens", "200")
-        assert code == 1 and arms(doc) == {"a": ("rerun", "rerun"), "b": ("rerun", "rerun")}
-        assert doc["cases"][0]["baseline"]["reasons"][0].startswith("answering sampling changed: ")
-        assert main(["stale", str(out), "--max-tokens", "0"]) == 2
-        assert capsys.readouterr().err.startswith("driftproof: error: --max-tokens: a whole number of tokens")
+    out = _api_receipt(tmp_path, capsys, monkeypatch, "--max-tokens", "100")
+    assert json.loads(out.read_text(encoding="utf-8"))["run"]["sampling"]["max_tokens"] == 100
+    code, doc, _ = stale(capsys, str(out))
+    assert (code, doc["stands"]) == (0, True), doc
+    code, doc, _ = stale(capsys, str(out), "--max-tokens", "200")
+    assert code == 1 and arms(doc) == {"a": ("rerun", "rerun"), "b": ("rerun", "rerun")}
+    assert doc["cases"][0]["baseline"]["reasons"][0].startswith("answering sampling changed: ")
+    assert main(["stale", str(out), "--max-tokens", "0"]) == 2
+    assert capsys.readouterr().err.startswith("driftproof: error: --max-tokens: a whole number of tokens")
 
 
 def test_a_suite_given_brings_the_skill_it_names(
